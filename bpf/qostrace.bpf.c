@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * qostrace kernel side: scheduling, wakeups, IRQs and process lifecycle
+ * system-wide; system calls of the targets. One ring buffer carries every
+ * record (include/qt_events.h); the consumer is never woken per event.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "qt_events.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Knobs set by the loader before load; the verifier prunes what they disable. */
+const volatile __u32 self_tgid = 0;		/* the recorder: never a target */
+const volatile bool all_targets = false;	/* -a: syscalls of every thread */
+const volatile bool want_syscalls = true;
+const volatile bool want_irqs = true;
+const volatile __u64 wakeup_bytes = 0;		/* pending bytes that justify a wake-up */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 32 << 20);		/* resized by the loader */
+} events SEC(".maps");
+
+/* tgids whose system calls are recorded; children are added at fork. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct task_ctx {
+	__u64 sys_ts;		/* entry of the system call in progress, 0 if none */
+	__u64 sys_arg0;
+	__u64 waking_ts;	/* last sched_waking of this task */
+	__u32 sys_nr;
+	__u32 waker_tid, waker_tgid;
+	__u16 waker_cpu;
+	__u16 waker_irq;
+	__u8 waker_flags;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_ctx);
+} task_ctx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct qt_cpu_stats);
+} cpu_stats SEC(".maps");
+
+#define IRQ_SEEN_MAX 16384
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IRQ_SEEN_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} irq_seen SEC(".maps");
+
+/* Linux >= 6.15 keeps preempt_count in this per-CPU variable on x86. */
+extern int __preempt_count __ksym __weak;
+#ifndef bpf_ksym_exists	/* libbpf >= 1.2 has it */
+#define bpf_ksym_exists(sym) (!!(sym))
+#endif
+
+#define HARDIRQ_MASK_ 0x000f0000
+#define NMI_MASK_ 0x00f00000
+#define SOFTIRQ_OFFSET_ 0x00000100
+
+static __always_inline struct qt_cpu_stats *stats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu_stats, &zero);
+}
+
+/*
+ * Losses are located in time: the first record this CPU manages to reserve
+ * after a failure is preceded by a QT_REC_LOST record giving the window.
+ */
+static __always_inline void flush_lost(struct qt_cpu_stats *st, __u64 ts)
+{
+	struct qt_lost *l;
+
+	l = bpf_ringbuf_reserve(&events, sizeof(*l), 0);
+	if (!l)
+		return;
+	l->h.ts = ts;
+	l->h.type = QT_REC_LOST;
+	l->h.flags = 0;
+	l->h.cpu = bpf_get_smp_processor_id();
+	l->first_ts = st->lost_first_ts;
+	l->last_ts = st->lost_last_ts;
+	l->count = st->lost_pending;
+	st->lost_pending = 0;
+	st->lost_first_ts = 0;
+	bpf_ringbuf_submit(l, BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline void *reserve(__u32 size, __u8 type, __u64 ts)
+{
+	struct qt_cpu_stats *st = stats();
+	struct qt_rec_hdr *h;
+
+	if (!st)
+		return NULL;
+	if (st->lost_pending)
+		flush_lost(st, ts);
+	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (!h) {
+		__sync_fetch_and_add(&st->lost, 1);
+		if (type < QT_REC_MAX)
+			__sync_fetch_and_add(&st->lost_by_type[type], 1);
+		if (!st->lost_pending)
+			st->lost_first_ts = ts;
+		st->lost_pending++;
+		st->lost_last_ts = ts;
+		return NULL;
+	}
+	h->ts = ts;
+	h->type = type;
+	h->flags = 0;
+	h->cpu = bpf_get_smp_processor_id();
+	return h;
+}
+
+static __always_inline void submit(void *rec)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	/* The consumer polls on a timer; only a filling buffer wakes it early. */
+	if (wakeup_bytes && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
+}
+
+static __always_inline bool is_target(__u32 tgid)
+{
+	if (tgid == self_tgid)
+		return false;
+	if (all_targets)
+		return true;
+	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct qt_switch *r;
+
+	r = reserve(sizeof(*r), QT_REC_SWITCH, bpf_ktime_get_ns());
+	if (!r)
+		return 0;
+	r->h.flags = preempt ? QT_SWITCH_PREEMPT : 0;
+	r->prev_tid = prev->pid;
+	r->prev_tgid = prev->tgid;
+	r->next_tid = next->pid;
+	r->next_tgid = next->tgid;
+	r->prev_state = prev_state;
+	r->prev_prio = prev->prio;
+	r->next_prio = next->prio;
+	r->pad[0] = r->pad[1] = 0;
+	submit(r);
+	return 0;
+}
+
+/* Who is waking: a thread, or an interrupt that happens to run on top of one. */
+static __always_inline __u8 irq_context(void)
+{
+	int *pc;
+	int v;
+
+	if (!bpf_ksym_exists(&__preempt_count))
+		return QT_WAKE_CTX_UNKNOWN;
+	pc = bpf_this_cpu_ptr(&__preempt_count);
+	v = *pc;
+	if (v & (HARDIRQ_MASK_ | NMI_MASK_))
+		return QT_WAKE_HARDIRQ;
+	if (v & SOFTIRQ_OFFSET_)
+		return QT_WAKE_SOFTIRQ;
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct qt_cpu_stats *st;
+	struct task_ctx *c;
+
+	c = bpf_task_storage_get(&task_ctx, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c)
+		return 0;
+	c->waking_ts = bpf_ktime_get_ns();
+	c->waker_tid = cur->pid;
+	c->waker_tgid = cur->tgid;
+	c->waker_cpu = bpf_get_smp_processor_id();
+	c->waker_flags = irq_context();
+	c->waker_irq = 0xffff;
+	st = stats();
+	if (st) {
+		if ((c->waker_flags & QT_WAKE_HARDIRQ) && st->hardirq_ts)
+			c->waker_irq = st->hardirq_nr;
+		else if ((c->waker_flags & QT_WAKE_SOFTIRQ) && st->softirq_ts)
+			c->waker_irq = st->softirq_vec;
+	}
+	return 0;
+}
+
+static __always_inline __u16 task_cpu(struct task_struct *p)
+{
+	return BPF_CORE_READ(p, wake_cpu);
+}
+
+static __always_inline int emit_wakeup(struct task_struct *p, __u8 type)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct qt_wakeup *r;
+	struct task_ctx *c;
+	__u64 ts = bpf_ktime_get_ns();
+
+	if (p->tgid == self_tgid && cur->tgid == self_tgid)
+		return 0;
+	r = reserve(sizeof(*r), type, ts);
+	if (!r)
+		return 0;
+	r->wakee_tid = p->pid;
+	r->wakee_tgid = p->tgid;
+	r->wakee_prio = p->prio;
+	r->target_cpu = task_cpu(p);
+	r->pad = 0;
+	c = type == QT_REC_WAKEUP ? bpf_task_storage_get(&task_ctx, p, 0, 0) : NULL;
+	if (c && c->waking_ts && c->waking_ts <= ts) {
+		/* sched_wakeup may run on the target CPU (wake list IPI): take
+		 * the waker from sched_waking, which runs in its context. */
+		r->waking_ts = c->waking_ts;
+		r->waker_tid = c->waker_tid;
+		r->waker_tgid = c->waker_tgid;
+		r->waker_cpu = c->waker_cpu;
+		r->waker_irq = c->waker_irq;
+		r->h.flags = c->waker_flags;
+		c->waking_ts = 0;
+	} else {
+		r->waking_ts = ts;
+		r->waker_tid = cur->pid;
+		r->waker_tgid = cur->tgid;
+		r->waker_cpu = r->h.cpu;
+		r->waker_irq = 0xffff;
+		r->h.flags = irq_context() | (type == QT_REC_WAKEUP ? QT_WAKE_NO_WAKING : 0);
+	}
+	submit(r);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	return emit_wakeup(p, QT_REC_WAKEUP);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new, struct task_struct *p)
+{
+	return emit_wakeup(p, QT_REC_WAKEUP_NEW);
+}
+
+/* ---- system calls: one record per completed call ---- */
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	struct task_ctx *c;
+	__u32 tgid;
+
+	if (!want_syscalls)
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!is_target(tgid))
+		return 0;
+	c = bpf_task_storage_get(&task_ctx, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c)
+		return 0;
+	c->sys_ts = bpf_ktime_get_ns();
+	c->sys_nr = id;
+	c->sys_arg0 = PT_REGS_PARM1_CORE(regs);
+	return 0;
+}
+
+static __always_inline void emit_syscall(struct task_struct *cur, struct task_ctx *c,
+					 __s64 ret, __u8 flags)
+{
+	struct qt_syscall *r;
+	__u64 ts = bpf_ktime_get_ns();
+
+	r = reserve(sizeof(*r), QT_REC_SYSCALL, c->sys_ts);
+	if (!r)
+		return;
+	r->h.flags = flags;
+	r->end_ts = ts;
+	r->arg0 = c->sys_arg0;
+	r->ret = ret;
+	r->tid = cur->pid;
+	r->tgid = cur->tgid;
+	r->nr = c->sys_nr;
+	r->pad = 0;
+	submit(r);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *cur;
+	struct task_ctx *c;
+	__u32 tgid;
+
+	if (!want_syscalls)
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!is_target(tgid))
+		return 0;
+	cur = bpf_get_current_task_btf();
+	c = bpf_task_storage_get(&task_ctx, cur, 0, 0);
+	if (!c || !c->sys_ts)
+		return 0;	/* entered before the recording started */
+	emit_syscall(cur, c, ret, 0);
+	c->sys_ts = 0;
+	return 0;
+}
+
+/* ---- interrupts ---- */
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(on_irq_entry, int irq, struct irqaction *action)
+{
+	struct qt_cpu_stats *st;
+
+	if (!want_irqs)
+		return 0;
+	st = stats();
+	if (!st)
+		return 0;
+	st->hardirq_ts = bpf_ktime_get_ns();
+	st->hardirq_nr = irq;
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret)
+{
+	struct qt_cpu_stats *st;
+	struct qt_irq_name *n;
+	struct qt_irq *r;
+	__u32 key = irq;
+	__u8 *seen;
+
+	if (!want_irqs)
+		return 0;
+	st = stats();
+	if (!st || !st->hardirq_ts)
+		return 0;
+	seen = bpf_map_lookup_elem(&irq_seen, &key);
+	if (!seen || !*seen) {
+		n = reserve(sizeof(*n), QT_REC_IRQ_NAME, st->hardirq_ts);
+		if (n) {
+			n->irq = irq;
+			n->pad = 0;
+			bpf_probe_read_kernel_str(n->name, sizeof(n->name), BPF_CORE_READ(action, name));
+			submit(n);
+			if (seen)
+				*seen = 1;
+		}
+	}
+	r = reserve(sizeof(*r), QT_REC_IRQ, st->hardirq_ts);
+	st->hardirq_ts = 0;
+	if (!r)
+		return 0;
+	r->end_ts = bpf_ktime_get_ns();
+	r->irq = irq;
+	r->ret = ret;
+	r->tid = bpf_get_current_pid_tgid();
+	r->pad = 0;
+	submit(r);
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(on_softirq_entry, unsigned int vec)
+{
+	struct qt_cpu_stats *st;
+
+	if (!want_irqs)
+		return 0;
+	st = stats();
+	if (!st)
+		return 0;
+	st->softirq_ts = bpf_ktime_get_ns();
+	st->softirq_vec = vec;
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(on_softirq_exit, unsigned int vec)
+{
+	struct qt_cpu_stats *st;
+	struct qt_irq *r;
+
+	if (!want_irqs)
+		return 0;
+	st = stats();
+	if (!st || !st->softirq_ts)
+		return 0;
+	r = reserve(sizeof(*r), QT_REC_SOFTIRQ, st->softirq_ts);
+	st->softirq_ts = 0;
+	if (!r)
+		return 0;
+	r->end_ts = bpf_ktime_get_ns();
+	r->irq = vec;
+	r->ret = 0;
+	r->tid = bpf_get_current_pid_tgid();
+	r->pad = 0;
+	submit(r);
+	return 0;
+}
+
+/* ---- lifecycle: every tid has a name and a pid at every moment ---- */
+
+static __always_inline void emit_task(__u8 type, struct task_struct *t, struct task_struct *parent,
+				      const char *comm)
+{
+	struct qt_task *r;
+
+	r = reserve(sizeof(*r), type, bpf_ktime_get_ns());
+	if (!r)
+		return;
+	r->tid = t->pid;
+	r->tgid = t->tgid;
+	r->parent_tid = parent ? parent->pid : 0;
+	r->parent_tgid = parent ? parent->tgid : 0;
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), comm);
+	submit(r);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (ctgid == self_tgid)
+		return 0;
+	/* A new process of a target is a target. */
+	if (!all_targets && ctgid != ptgid && ptgid != self_tgid &&
+	    bpf_map_lookup_elem(&targets, &ptgid))
+		bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	emit_task(QT_REC_FORK, child, parent, child->comm);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	if (p->tgid == self_tgid)
+		return 0;
+	emit_task(QT_REC_EXEC, p, NULL, p->comm);
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
+{
+	if (task->tgid == self_tgid)
+		return 0;
+	emit_task(QT_REC_RENAME, task, NULL, comm);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	struct task_ctx *c;
+
+	if (tgid == self_tgid)
+		return 0;
+	/* exit() and exit_group() never return: close the call here. */
+	c = bpf_task_storage_get(&task_ctx, p, 0, 0);
+	if (want_syscalls && c && c->sys_ts && is_target(tgid)) {
+		emit_syscall(p, c, 0, QT_SYS_NORETURN);
+		c->sys_ts = 0;
+	}
+	emit_task(QT_REC_EXIT, p, NULL, p->comm);
+	/* Forget a dead target so that a reused pid is not traced. */
+	if (!all_targets && BPF_CORE_READ(p, signal, live.counter) == 0)
+		bpf_map_delete_elem(&targets, &tgid);
+	return 0;
+}

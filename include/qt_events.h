@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Records that the BPF programs put into the ring buffer. Shared by bpf/ and
+ * src/, so fixed-width types only. Every record starts with struct qt_rec_hdr;
+ * the type tag says which layout follows. All timestamps are
+ * bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC nanoseconds.
+ *
+ * The layouts are the kernel -> user contract only; the trace file stores
+ * them re-encoded (src/codec.c), so fields may be added here as long as
+ * codec.c learns them and the file format version is bumped.
+ */
+#ifndef QT_EVENTS_H
+#define QT_EVENTS_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define QT_COMM_LEN 16
+#define QT_IRQ_NAME_LEN 32
+
+enum qt_rec_type {
+	QT_REC_NONE = 0,
+	QT_REC_SWITCH = 1,	/* sched_switch */
+	QT_REC_WAKEUP = 2,	/* sched_waking (waker context) + sched_wakeup (target CPU) */
+	QT_REC_WAKEUP_NEW = 3,	/* sched_wakeup_new: first wakeup of a forked task */
+	QT_REC_SYSCALL = 4,	/* one completed system call of a target */
+	QT_REC_IRQ = 5,		/* one completed hard IRQ handler */
+	QT_REC_SOFTIRQ = 6,	/* one completed softirq vector run */
+	QT_REC_FORK = 7,	/* new thread or process */
+	QT_REC_EXEC = 8,	/* exec: new comm */
+	QT_REC_RENAME = 9,	/* prctl(PR_SET_NAME) and friends */
+	QT_REC_EXIT = 10,	/* thread exit */
+	QT_REC_IRQ_NAME = 11,	/* first sight of an IRQ number: its handler name */
+	QT_REC_LOST = 12,	/* records this CPU could not reserve in [first_ts, last_ts] */
+	QT_REC_STATS = 13,	/* written by the recorder, not the kernel: cumulative counters */
+	QT_REC_MAX
+};
+
+/* prev_state of a switch: what the thread does when it leaves the CPU. */
+enum qt_run_end {
+	QT_END_PREEMPTED = 0,	/* still runnable: same invocation continues */
+	QT_END_SLEEP = 1,	/* TASK_INTERRUPTIBLE: waits for an event */
+	QT_END_BLOCKED = 2,	/* TASK_UNINTERRUPTIBLE: I/O, lock */
+	QT_END_OTHER = 3,	/* stopped, traced, parked, ... */
+	QT_END_EXITED = 4,	/* dead or zombie */
+	QT_END_TRUNCATED = 5,	/* (reader only) still running when the recording stopped */
+	QT_END_UNKNOWN = 6,	/* (reader only) the end was lost with dropped records */
+};
+
+struct qt_rec_hdr {
+	__u64 ts;
+	__u8 type;
+	__u8 flags;
+	__u16 cpu;
+};
+
+#define QT_SWITCH_PREEMPT 0x01	/* the kernel switched prev out involuntarily */
+
+struct qt_switch {
+	struct qt_rec_hdr h;
+	__u32 prev_tid, prev_tgid;
+	__u32 next_tid, next_tgid;
+	__u32 prev_state;	/* raw task state (TASK_* bits) */
+	__u8 prev_prio, next_prio;
+	__u8 pad[2];
+};
+
+/* Wakeup flags (hdr.flags): in which context the waker ran. */
+#define QT_WAKE_HARDIRQ 0x01	/* an interrupt woke the task; waker_* is whoever it interrupted */
+#define QT_WAKE_SOFTIRQ 0x02	/* a softirq did (waker_irq: the vector) */
+#define QT_WAKE_CTX_UNKNOWN 0x04 /* this kernel does not tell the context */
+#define QT_WAKE_NO_WAKING 0x08	/* sched_waking was not seen; waker_* is current at enqueue */
+
+struct qt_wakeup {
+	struct qt_rec_hdr h;	/* ts, cpu: sched_wakeup (enqueue) */
+	__u64 waking_ts;	/* sched_waking, in the waker's context */
+	__u32 waker_tid, waker_tgid;
+	__u32 wakee_tid, wakee_tgid;
+	__u16 target_cpu;
+	__u16 waker_cpu;
+	__u16 waker_irq;	/* IRQ number or softirq vector if known, else 0xffff */
+	__u8 wakee_prio;
+	__u8 pad;
+};
+
+#define QT_SYS_NORETURN 0x01	/* exit()/exit_group(): end_ts is the thread's exit */
+
+struct qt_syscall {
+	struct qt_rec_hdr h;	/* ts: entry */
+	__u64 end_ts;
+	__u64 arg0;
+	__s64 ret;
+	__u32 tid, tgid;
+	__u32 nr;
+	__u32 pad;
+};
+
+struct qt_irq {
+	struct qt_rec_hdr h;	/* ts: entry */
+	__u64 end_ts;
+	__u32 irq;		/* IRQ number, or softirq vector */
+	__s32 ret;		/* irqreturn_t for hard IRQs */
+	__u32 tid;		/* the thread it interrupted (0: idle) */
+	__u32 pad;
+};
+
+struct qt_task {		/* FORK, EXEC, RENAME, EXIT */
+	struct qt_rec_hdr h;
+	__u32 tid, tgid;
+	__u32 parent_tid, parent_tgid;	/* FORK only */
+	char comm[QT_COMM_LEN];
+};
+
+struct qt_irq_name {
+	struct qt_rec_hdr h;
+	__u32 irq;
+	__u32 pad;
+	char name[QT_IRQ_NAME_LEN];
+};
+
+struct qt_lost {
+	struct qt_rec_hdr h;	/* ts: when the loss window closed */
+	__u64 first_ts, last_ts;
+	__u64 count;
+};
+
+/* Kernel-side counters, one slot per CPU (BPF_MAP_TYPE_PERCPU_ARRAY, key 0). */
+struct qt_cpu_stats {
+	__u64 emitted;
+	__u64 lost;		/* total failed reservations */
+	__u64 lost_by_type[QT_REC_MAX];
+	__u64 lost_pending;	/* not yet reported by a QT_REC_LOST record */
+	__u64 lost_first_ts, lost_last_ts;
+	__u64 hardirq_ts;	/* entry of the hard IRQ running on this CPU */
+	__u64 softirq_ts;
+	__u32 hardirq_nr, softirq_vec;
+};
+
+/*
+ * Written by the recorder into the stream from time to time, so that a file
+ * cut short still says how much was lost until then.
+ */
+struct qt_stats {
+	struct qt_rec_hdr h;
+	__u64 emitted;		/* all CPUs, cumulative */
+	__u64 lost;		/* all CPUs, cumulative */
+	__u64 consumed;		/* records read from the ring */
+	__u64 user_dropped;	/* records the recorder itself failed to store */
+};
+
+#endif /* QT_EVENTS_H */

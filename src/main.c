@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+/* qostrace: dispatches to one subcommand per module (src/cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const struct command commands[] = {
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: qostrace COMMAND [OPTIONS]\n\nCommands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "\nRun 'qostrace COMMAND --help' for the options of one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->run(argc - 1, argv + 1);
+	fprintf(stderr, "qostrace: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

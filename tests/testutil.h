@@ -1,0 +1,43 @@
+/* Helpers shared by the Criterion test files. */
+#ifndef QT_TESTUTIL_H
+#define QT_TESTUTIL_H
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A private temporary directory per test process, removed by the caller. */
+static inline char *tu_tmpdir(void)
+{
+	char *d = strdup("/tmp/qostrace-test-XXXXXX");
+
+	cr_assert(d && mkdtemp(d), "mkdtemp failed");
+	return d;
+}
+
+static inline void tu_rmdir(const char *d)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", d);
+}
+
+/* Deterministic PRNG (xorshift64*) for property tests: failures reproduce. */
+static inline unsigned long long tu_rand(unsigned long long *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+static inline long long tu_rand_range(unsigned long long *s, long long lo, long long hi)
+{
+	return lo + (long long)(tu_rand(s) % (unsigned long long)(hi - lo + 1));
+}
+
+#endif
