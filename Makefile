@@ -54,9 +54,10 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TESTS     := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
 WORK_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORK_SRCS))
-FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
+BENCH_SRCS := $(wildcard tests/bench/*.c)
+BENCHES   := $(patsubst tests/bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all test unit e2e clean workloads
+.PHONY: all test unit e2e clean workloads bench-progs
 all: $(PROG) $(WORKLOADS)
 
 $(OUTPUT)/bpf/vmlinux.h: | $(OUTPUT)/bpf
@@ -91,11 +92,18 @@ $(OUTPUT)/tests/%: tests/%.c $(LIB) tests/testutil.h | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcriterion -o $@
 
+# Benchmark drivers (run by scripts/bench-*.sh, never by `make test`).
+$(OUTPUT)/bench/%: tests/bench/%.c $(LIB) | $(OUTPUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+
+bench-progs: $(BENCHES)
+
 $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -lm -o $@
 
-$(OUTPUT)/bpf $(OUTPUT)/skel $(OUTPUT)/obj $(OUTPUT)/tests $(OUTPUT)/workloads:
+$(OUTPUT)/bpf $(OUTPUT)/skel $(OUTPUT)/obj $(OUTPUT)/tests $(OUTPUT)/workloads $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
 
 # Unit tests first (no privileges), then the end-to-end tests that record.
