@@ -65,16 +65,6 @@ struct {
 	__type(value, __u8);
 } irq_seen SEC(".maps");
 
-/* Linux >= 6.15 keeps preempt_count in this per-CPU variable on x86. */
-extern int __preempt_count __ksym __weak;
-#ifndef bpf_ksym_exists	/* libbpf >= 1.2 has it */
-#define bpf_ksym_exists(sym) (!!(sym))
-#endif
-
-#define HARDIRQ_MASK_ 0x000f0000
-#define NMI_MASK_ 0x00f00000
-#define SOFTIRQ_OFFSET_ 0x00000100
-
 static __always_inline struct qt_cpu_stats *stats(void)
 {
 	__u32 zero = 0;
@@ -173,20 +163,27 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
-/* Who is waking: a thread, or an interrupt that happens to run on top of one. */
-static __always_inline __u8 irq_context(void)
+/*
+ * Who is waking: a thread, or an interrupt that happens to run on top of
+ * one. Interrupt context is tracked per CPU by the entry/exit programs
+ * below (preempt_count is not reachable from BPF on kernels built without
+ * CONFIG_KALLSYMS_ALL). *irq gets the IRQ number or a QT_IRQ_* source.
+ */
+static __always_inline __u8 irq_context(struct qt_cpu_stats *st, __u16 *irq)
 {
-	int *pc;
-	int v;
-
-	if (!bpf_ksym_exists(&__preempt_count))
-		return QT_WAKE_CTX_UNKNOWN;
-	pc = bpf_this_cpu_ptr(&__preempt_count);
-	v = *pc;
-	if (v & (HARDIRQ_MASK_ | NMI_MASK_))
+	*irq = QT_IRQ_UNKNOWN;
+	if (st->hardirq_ts) {
+		*irq = st->hardirq_nr;
 		return QT_WAKE_HARDIRQ;
-	if (v & SOFTIRQ_OFFSET_)
+	}
+	if (st->hard_depth) {
+		*irq = st->hard_src;
+		return QT_WAKE_HARDIRQ;
+	}
+	if (st->softirq_ts) {
+		*irq = st->softirq_vec;
 		return QT_WAKE_SOFTIRQ;
+	}
 	return 0;
 }
 
@@ -194,9 +191,12 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct qt_cpu_stats *st;
+	struct qt_cpu_stats *st = stats();
 	struct task_ctx *c;
+	__u16 irq;
 
+	if (!st)
+		return 0;
 	c = bpf_task_storage_get(&task_ctx, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c)
 		return 0;
@@ -204,15 +204,8 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	c->waker_tid = cur->pid;
 	c->waker_tgid = cur->tgid;
 	c->waker_cpu = bpf_get_smp_processor_id();
-	c->waker_flags = irq_context();
-	c->waker_irq = 0xffff;
-	st = stats();
-	if (st) {
-		if ((c->waker_flags & QT_WAKE_HARDIRQ) && st->hardirq_ts)
-			c->waker_irq = st->hardirq_nr;
-		else if ((c->waker_flags & QT_WAKE_SOFTIRQ) && st->softirq_ts)
-			c->waker_irq = st->softirq_vec;
-	}
+	c->waker_flags = irq_context(st, &irq);
+	c->waker_irq = irq;
 	return 0;
 }
 
@@ -250,12 +243,16 @@ static __always_inline int emit_wakeup(struct task_struct *p, __u8 type)
 		r->h.flags = c->waker_flags;
 		c->waking_ts = 0;
 	} else {
+		struct qt_cpu_stats *st = stats();
+		__u16 irq = QT_IRQ_UNKNOWN;
+		__u8 flags = st ? irq_context(st, &irq) : 0;
+
 		r->waking_ts = ts;
 		r->waker_tid = cur->pid;
 		r->waker_tgid = cur->tgid;
 		r->waker_cpu = r->h.cpu;
-		r->waker_irq = 0xffff;
-		r->h.flags = irq_context() | (type == QT_REC_WAKEUP ? QT_WAKE_NO_WAKING : 0);
+		r->waker_irq = irq;
+		r->h.flags = flags | (type == QT_REC_WAKEUP ? QT_WAKE_NO_WAKING : 0);
 	}
 	submit(r);
 	return 0;
@@ -344,8 +341,6 @@ int BPF_PROG(on_irq_entry, int irq, struct irqaction *action)
 {
 	struct qt_cpu_stats *st;
 
-	if (!want_irqs)
-		return 0;
 	st = stats();
 	if (!st)
 		return 0;
@@ -363,11 +358,13 @@ int BPF_PROG(on_irq_exit, int irq, struct irqaction *action, int ret)
 	__u32 key = irq;
 	__u8 *seen;
 
-	if (!want_irqs)
-		return 0;
 	st = stats();
 	if (!st || !st->hardirq_ts)
 		return 0;
+	if (!want_irqs) {
+		st->hardirq_ts = 0;
+		return 0;
+	}
 	seen = bpf_map_lookup_elem(&irq_seen, &key);
 	if (!seen || !*seen) {
 		n = reserve(sizeof(*n), QT_REC_IRQ_NAME, st->hardirq_ts);
@@ -398,8 +395,6 @@ int BPF_PROG(on_softirq_entry, unsigned int vec)
 {
 	struct qt_cpu_stats *st;
 
-	if (!want_irqs)
-		return 0;
 	st = stats();
 	if (!st)
 		return 0;
@@ -414,11 +409,13 @@ int BPF_PROG(on_softirq_exit, unsigned int vec)
 	struct qt_cpu_stats *st;
 	struct qt_irq *r;
 
-	if (!want_irqs)
-		return 0;
 	st = stats();
 	if (!st || !st->softirq_ts)
 		return 0;
+	if (!want_irqs) {
+		st->softirq_ts = 0;
+		return 0;
+	}
 	r = reserve(sizeof(*r), QT_REC_SOFTIRQ, st->softirq_ts);
 	st->softirq_ts = 0;
 	if (!r)
@@ -431,6 +428,50 @@ int BPF_PROG(on_softirq_exit, unsigned int vec)
 	submit(r);
 	return 0;
 }
+
+/*
+ * Interrupt contexts that wake threads without passing through
+ * irq_handler_entry: timers, irq_work, IPIs. They only track context; the
+ * x86 vectors are optional (the loader skips those this kernel lacks).
+ */
+static __always_inline void hard_enter(__u16 src)
+{
+	struct qt_cpu_stats *st = stats();
+
+	if (st) {
+		st->hard_depth++;
+		st->hard_src = src;
+	}
+}
+
+static __always_inline void hard_exit(void)
+{
+	struct qt_cpu_stats *st = stats();
+
+	if (st && st->hard_depth)
+		st->hard_depth--;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(ctx_hrtimer_entry) { hard_enter(QT_IRQ_TIMER); return 0; }
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(ctx_hrtimer_exit) { hard_exit(); return 0; }
+SEC("tp_btf/local_timer_entry")
+int BPF_PROG(ctx_timer_entry) { hard_enter(QT_IRQ_TIMER); return 0; }
+SEC("tp_btf/local_timer_exit")
+int BPF_PROG(ctx_timer_exit) { hard_exit(); return 0; }
+SEC("tp_btf/irq_work_entry")
+int BPF_PROG(ctx_irq_work_entry) { hard_enter(QT_IRQ_WORK); return 0; }
+SEC("tp_btf/irq_work_exit")
+int BPF_PROG(ctx_irq_work_exit) { hard_exit(); return 0; }
+SEC("tp_btf/call_function_entry")
+int BPF_PROG(ctx_call_function_entry) { hard_enter(QT_IRQ_IPI); return 0; }
+SEC("tp_btf/call_function_exit")
+int BPF_PROG(ctx_call_function_exit) { hard_exit(); return 0; }
+SEC("tp_btf/call_function_single_entry")
+int BPF_PROG(ctx_call_function_single_entry) { hard_enter(QT_IRQ_IPI); return 0; }
+SEC("tp_btf/call_function_single_exit")
+int BPF_PROG(ctx_call_function_single_exit) { hard_exit(); return 0; }
 
 /* ---- lifecycle: every tid has a name and a pid at every moment ---- */
 

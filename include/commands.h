@@ -8,4 +8,13 @@ struct command {
 	const char *summary;
 };
 
+/* The whole command line, for the trace file's META block. */
+extern int main_argc;
+extern char **main_argv;
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
 #endif

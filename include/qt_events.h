@@ -69,8 +69,13 @@ struct qt_switch {
 /* Wakeup flags (hdr.flags): in which context the waker ran. */
 #define QT_WAKE_HARDIRQ 0x01	/* an interrupt woke the task; waker_* is whoever it interrupted */
 #define QT_WAKE_SOFTIRQ 0x02	/* a softirq did (waker_irq: the vector) */
-#define QT_WAKE_CTX_UNKNOWN 0x04 /* this kernel does not tell the context */
 #define QT_WAKE_NO_WAKING 0x08	/* sched_waking was not seen; waker_* is current at enqueue */
+
+/* waker_irq for interrupt sources that have no IRQ number */
+#define QT_IRQ_UNKNOWN 0xffff
+#define QT_IRQ_TIMER 0xfffe	/* timer interrupt / hrtimer expiry */
+#define QT_IRQ_WORK 0xfffd	/* irq_work */
+#define QT_IRQ_IPI 0xfffc	/* function-call IPI */
 
 struct qt_wakeup {
 	struct qt_rec_hdr h;	/* ts, cpu: sched_wakeup (enqueue) */
@@ -79,7 +84,7 @@ struct qt_wakeup {
 	__u32 wakee_tid, wakee_tgid;
 	__u16 target_cpu;
 	__u16 waker_cpu;
-	__u16 waker_irq;	/* IRQ number or softirq vector if known, else 0xffff */
+	__u16 waker_irq;	/* IRQ number, softirq vector, or a QT_IRQ_* source */
 	__u8 wakee_prio;
 	__u8 pad;
 };
@@ -135,6 +140,9 @@ struct qt_cpu_stats {
 	__u64 hardirq_ts;	/* entry of the hard IRQ running on this CPU */
 	__u64 softirq_ts;
 	__u32 hardirq_nr, softirq_vec;
+	__u32 hard_depth;	/* nesting of timer/IPI/irq_work contexts */
+	__u16 hard_src;		/* QT_IRQ_* of the innermost one */
+	__u16 pad;
 };
 
 /*

@@ -5,7 +5,14 @@
 
 #include "commands.h"
 
+int main_argc;
+char **main_argv;
+
 static const struct command commands[] = {
+	{ "record", cmd_record, "record scheduling, wakeups, IRQs and system calls with eBPF" },
+	{ "info", cmd_info, "what a trace file holds: header, duration, events, threads, losses" },
+	{ "dump", cmd_dump, "one event per line, for grep" },
+	{ "report", cmd_report, "analyse a trace (text or --json)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -19,6 +26,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	main_argc = argc;
+	main_argv = argv;
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

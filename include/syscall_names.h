@@ -1,0 +1,10 @@
+/* System call names by number, per architecture (uname -m of the recording). */
+#ifndef QT_SYSCALL_NAMES_H
+#define QT_SYSCALL_NAMES_H
+
+/* "read", "write", ...; NULL if unknown. arch NULL means x86_64. */
+const char *syscall_name(const char *arch, unsigned int nr);
+/* The number of a named call, or -1. */
+int syscall_number(const char *arch, const char *name);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * A trace file loaded into memory: its header, thread snapshots and records,
+ * one array per kind in file order. What the file lacks (no END block, lost
+ * records, damaged blocks) is kept here so every command can say it.
+ */
+#ifndef QT_TRACE_H
+#define QT_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qt_events.h"
+#include "tracefile.h"
+
+struct trace {
+	char *path;
+	uint64_t file_bytes;
+	struct tf_kv meta;
+	struct tf_kv end;		/* empty if the recording was not finished */
+	bool finished;			/* the END block is there */
+	struct tf_damage damage;
+	uint64_t undecodable;		/* records lost in blocks that failed to decode */
+
+	uint64_t start_ns, stop_ns;	/* the recording's span (see trace__load) */
+	int ncpus;
+
+	struct tf_thread *threads_start, *threads_end;
+	size_t nthreads_start, nthreads_end;
+	uint64_t threads_start_ts, threads_end_ts;
+
+	struct qt_switch *sw;
+	struct qt_wakeup *wk;		/* WAKEUP and WAKEUP_NEW */
+	struct qt_syscall *sc;
+	struct qt_irq *irq;		/* IRQ and SOFTIRQ */
+	struct qt_task *task;		/* FORK, EXEC, RENAME, EXIT */
+	struct qt_irq_name *irqn;
+	struct qt_lost *lost;
+	size_t nsw, nwk, nsc, nirq, ntask, nirqn, nlost;
+
+	uint64_t by_type[QT_REC_MAX];	/* records in the file */
+	uint64_t events;		/* all records except STATS */
+	struct qt_stats last_stats;	/* the newest STATS record */
+	uint64_t lost_events;		/* kernel: END block, else newest STATS, else LOST records */
+	uint64_t user_dropped;
+	uint64_t first_ts, last_ts;	/* of the records */
+};
+
+struct trace_load_opts {
+	bool progress;			/* progress line on a terminal */
+};
+
+/*
+ * Loads a trace. start_ns/stop_ns are the recording's start and stop as
+ * written by the recorder, widened to the records actually present (a file
+ * cut short stops at its last record). Damage is reported with log_warn()
+ * and kept in ->damage; only an unreadable file fails, with a message in err.
+ */
+int trace__load(const char *path, const struct trace_load_opts *opts, struct trace **out,
+		char *err, size_t errlen);
+void trace__free(struct trace *t);
+
+/* The IRQ handler name recorded for an IRQ number, or NULL. */
+const char *trace__irq_name(const struct trace *t, uint32_t irq);
+
+/* "TIMER", "NET_RX", ... for a softirq vector. */
+const char *softirq_name(uint32_t vec);
+
+#endif

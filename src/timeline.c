@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: MIT
+/* Building the timeline from a loaded trace; see include/timeline.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sort.h"
+#include "timeline.h"
+
+/* Task state bits (include/linux/sched.h), stable since Linux 4.14. */
+#define TASK_INTERRUPTIBLE 0x0001
+#define TASK_UNINTERRUPTIBLE 0x0002
+#define EXIT_DEAD 0x0010
+#define EXIT_ZOMBIE 0x0020
+#define TASK_DEAD 0x0080
+#define TASK_NOLOAD 0x0400
+#define TASK_RTLOCK_WAIT 0x1000
+
+uint8_t timeline__end_state(uint32_t s, bool preempt)
+{
+	if (preempt || s == 0)
+		return QT_END_PREEMPTED;	/* still runnable (preempted or yielded) */
+	if (s & (TASK_DEAD | EXIT_DEAD | EXIT_ZOMBIE))
+		return QT_END_EXITED;
+	if (s & TASK_INTERRUPTIBLE)
+		return QT_END_SLEEP;
+	if (s & TASK_UNINTERRUPTIBLE)
+		return (s & TASK_NOLOAD) ? QT_END_SLEEP : QT_END_BLOCKED;
+	if (s & TASK_RTLOCK_WAIT)
+		return QT_END_BLOCKED;
+	return QT_END_OTHER;
+}
+
+const char *timeline__end_state_name(uint8_t e)
+{
+	static const char *const names[] = {
+		[QT_END_PREEMPTED] = "preempted", [QT_END_SLEEP] = "sleep",
+		[QT_END_BLOCKED] = "blocked", [QT_END_OTHER] = "other",
+		[QT_END_EXITED] = "exited", [QT_END_TRUNCATED] = "running",
+		[QT_END_UNKNOWN] = "unknown",
+	};
+
+	return e < sizeof(names) / sizeof(names[0]) && names[e] ? names[e] : "?";
+}
+
+/* ---- a small set of u32 (target processes) ---- */
+
+struct u32set {
+	uint32_t *k;
+	size_t cap, n;
+};
+
+static bool set_has(const struct u32set *s, uint32_t v)
+{
+	if (!s->cap || !v)
+		return false;
+	for (size_t i = (v * 2654435761u) & (s->cap - 1); s->k[i]; i = (i + 1) & (s->cap - 1))
+		if (s->k[i] == v)
+			return true;
+	return false;
+}
+
+static int set_add(struct u32set *s, uint32_t v)
+{
+	size_t i;
+
+	if (!v || set_has(s, v))
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct u32set ns = { calloc(cap, sizeof(uint32_t)), cap, 0 };
+
+		if (!ns.k)
+			return -ENOMEM;
+		for (size_t j = 0; j < s->cap; j++)
+			if (s->k[j])
+				set_add(&ns, s->k[j]);
+		free(s->k);
+		*s = ns;
+	}
+	for (i = (v * 2654435761u) & (s->cap - 1); s->k[i]; i = (i + 1) & (s->cap - 1))
+		;
+	s->k[i] = v;
+	s->n++;
+	return 0;
+}
+
+/* ---- growable arrays ---- */
+
+#define VEC_PUSH(arr, n, cap, item)                                                       \
+	({                                                                                 \
+		int __e = 0;                                                               \
+		if ((n) == (cap)) {                                                        \
+			size_t __c = (cap) ? (cap) * 2 : 4096;                             \
+			void *__p = realloc((arr), __c * sizeof(*(arr)));                  \
+			if (__p) {                                                         \
+				(arr) = __p;                                               \
+				(cap) = __c;                                               \
+			} else {                                                           \
+				__e = -ENOMEM;                                             \
+			}                                                                  \
+		}                                                                          \
+		if (!__e)                                                                  \
+			(arr)[(n)++] = (item);                                             \
+		__e;                                                                       \
+	})
+
+struct builder {
+	struct timeline *tl;
+	const struct trace *t;
+	struct u32set targets;
+	bool all;
+	uint64_t recorder;
+	size_t runs_cap, gaps_cap;
+	/* per-CPU lost windows, for the run check */
+	struct tl_gap **cpu_gaps;
+	size_t *cpu_ngaps, *cpu_cursor;
+};
+
+/* Sorts indices of an array by a 64-bit key, stably. */
+static int order_by(size_t n, uint64_t (*key)(const void *, size_t), const void *arr,
+		    struct sort_pair **out)
+{
+	struct sort_pair *p = malloc((n ? n : 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		p[i].key = key(arr, i);
+		p[i].idx = i;
+	}
+	if (sort_pairs(p, n)) {
+		free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+static uint64_t key_task(const void *a, size_t i) { return ((const struct qt_task *)a)[i].h.ts; }
+static uint64_t key_sw(const void *a, size_t i) { return ((const struct qt_switch *)a)[i].h.ts; }
+static uint64_t key_sc(const void *a, size_t i) { return ((const struct qt_syscall *)a)[i].h.ts; }
+static uint64_t key_wk(const void *a, size_t i) { return ((const struct qt_wakeup *)a)[i].h.ts; }
+static uint64_t key_irq(const void *a, size_t i) { return ((const struct qt_irq *)a)[i].h.ts; }
+static uint64_t key_lost(const void *a, size_t i) { return ((const struct qt_lost *)a)[i].first_ts; }
+static uint64_t key_gap(const void *a, size_t i) { return ((const struct tl_gap *)a)[i].start; }
+
+/* Thread table from the start snapshot and the lifecycle records, in time order. */
+static int build_threadtab(struct builder *b)
+{
+	const struct trace *t = b->t;
+	struct sort_pair *order;
+	const char *v;
+	int err;
+
+	b->tl->tt = threadtab__new();
+	if (!b->tl->tt)
+		return -ENOMEM;
+	err = threadtab__snapshot(b->tl->tt, t->threads_start, t->nthreads_start,
+				  t->threads_start_ts, false);
+	if (err)
+		return err;
+	v = tf_kv_get(&t->meta, TF_META_MODE);
+	b->all = v && !strcmp(v, "all");
+	for (v = tf_kv_get(&t->meta, TF_META_TARGETS); v && *v;) {
+		err = set_add(&b->targets, strtoul(v, NULL, 10));
+		if (err)
+			return err;
+		v = strchr(v, ',');
+		v = v ? v + 1 : NULL;
+	}
+	tf_kv_get_u64(&t->meta, TF_META_RECORDER, &b->recorder);
+
+	err = order_by(t->ntask, key_task, t->task, &order);
+	if (err)
+		return err;
+	for (size_t k = 0; k < t->ntask && !err; k++) {
+		const struct qt_task *r = &t->task[order[k].idx];
+
+		switch (r->h.type) {
+		case QT_REC_FORK:
+			/* A process started by a target is a target (the kernel side agrees). */
+			if (r->tgid != r->parent_tgid && set_has(&b->targets, r->parent_tgid))
+				err = set_add(&b->targets, r->tgid);
+			if (!err)
+				err = threadtab__fork(b->tl->tt, r->h.ts, r->tid, r->tgid, r->comm);
+			break;
+		case QT_REC_EXEC:
+		case QT_REC_RENAME:
+			err = threadtab__rename(b->tl->tt, r->h.ts, r->tid, r->tgid, r->comm);
+			break;
+		case QT_REC_EXIT:
+			err = threadtab__exit(b->tl->tt, r->h.ts, r->tid, r->tgid, r->comm);
+			break;
+		}
+	}
+	free(order);
+	return err;
+}
+
+static int add_gap(struct builder *b, uint16_t cpu, uint64_t start, uint64_t end, uint64_t count,
+		   uint8_t kind)
+{
+	struct tl_gap g = { .start = start, .end = end, .count = count, .cpu = cpu, .kind = kind };
+
+	return VEC_PUSH(b->tl->gaps, b->tl->ngaps, b->gaps_cap, g);
+}
+
+/* Lost windows, and an index of them per CPU for the run check. */
+static int build_lost_gaps(struct builder *b)
+{
+	const struct trace *t = b->t;
+	int ncpu = b->tl->ncpus;
+	struct sort_pair *order;
+	int err;
+
+	err = order_by(t->nlost, key_lost, t->lost, &order);
+	if (err)
+		return err;
+	for (size_t k = 0; k < t->nlost && !err; k++) {
+		const struct qt_lost *l = &t->lost[order[k].idx];
+
+		err = add_gap(b, l->h.cpu, l->first_ts, l->last_ts + 1, l->count, TL_GAP_LOST);
+	}
+	free(order);
+	if (err)
+		return err;
+	b->cpu_gaps = calloc(ncpu, sizeof(*b->cpu_gaps));
+	b->cpu_ngaps = calloc(ncpu, sizeof(*b->cpu_ngaps));
+	b->cpu_cursor = calloc(ncpu, sizeof(*b->cpu_cursor));
+	if (!b->cpu_gaps || !b->cpu_ngaps || !b->cpu_cursor)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->tl->ngaps; i++)
+		if (b->tl->gaps[i].cpu < ncpu)
+			b->cpu_ngaps[b->tl->gaps[i].cpu]++;
+	for (int c = 0; c < ncpu; c++) {
+		b->cpu_gaps[c] = malloc((b->cpu_ngaps[c] + 1) * sizeof(struct tl_gap));
+		if (!b->cpu_gaps[c])
+			return -ENOMEM;
+		b->cpu_ngaps[c] = 0;
+	}
+	for (size_t i = 0; i < b->tl->ngaps; i++) {
+		const struct tl_gap *g = &b->tl->gaps[i];
+
+		if (g->cpu < ncpu)
+			b->cpu_gaps[g->cpu][b->cpu_ngaps[g->cpu]++] = *g;
+	}
+	return 0;
+}
+
+/* Did this CPU lose records during [start, end]? Runs come in time order per CPU. */
+static bool lost_during(struct builder *b, uint16_t cpu, uint64_t start, uint64_t end)
+{
+	const struct tl_gap *g = b->cpu_gaps[cpu];
+	size_t n = b->cpu_ngaps[cpu], *i = &b->cpu_cursor[cpu];
+
+	while (*i < n && g[*i].end <= start)
+		(*i)++;
+	return *i < n && g[*i].start <= end;
+}
+
+static int emit_run(struct builder *b, uint32_t tid, uint32_t tgid, uint16_t cpu, uint64_t start,
+		    uint64_t end, uint8_t state, uint8_t flags)
+{
+	struct tl_run r = { .start = start, .end = end, .cpu = cpu, .end_state = state, .flags = flags };
+
+	if (!tid)
+		return 0;	/* the idle task: the absence of work */
+	if (lost_during(b, cpu, start, end)) {
+		b->tl->runs_dropped++;
+		return 0;
+	}
+	r.thread = threadtab__resolve(b->tl->tt, tid, start, tgid);
+	if (r.thread == TT_NONE)
+		return -ENOMEM;
+	return VEC_PUSH(b->tl->runs, b->tl->nruns, b->runs_cap, r);
+}
+
+/*
+ * Walks the switches in time order. On each CPU, a switch ends the run of
+ * prev, which began at the previous switch on that CPU if that one switched
+ * prev in. Runs come out ordered by their end, hence in start order per
+ * thread, since one thread's runs never overlap.
+ */
+static int build_runs(struct builder *b)
+{
+	const struct trace *t = b->t;
+	struct timeline *tl = b->tl;
+	struct cur {
+		uint64_t start;
+		uint32_t tid, tgid;
+		bool valid;
+	} *cur;
+	struct sort_pair *order;
+	uint64_t max_ts = 0;
+	int err;
+
+	err = order_by(t->nsw, key_sw, t->sw, &order);
+	if (err)
+		return err;
+	cur = calloc(tl->ncpus, sizeof(*cur));
+	if (!cur) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->nsw; i++) {
+		if (t->sw[i].h.ts < max_ts)
+			tl->out_of_order++;	/* arrived after a later record */
+		else
+			max_ts = t->sw[i].h.ts;
+	}
+	for (size_t k = 0; k < t->nsw && !err; k++) {
+		const struct qt_switch *s = &t->sw[order[k].idx];
+		struct cur *c = &cur[s->h.cpu];
+		uint8_t state = timeline__end_state(s->prev_state, s->h.flags & QT_SWITCH_PREEMPT);
+
+		if (!c->valid) {
+			/* prev was running when the recording started */
+			if (s->h.ts > tl->start)
+				err = emit_run(b, s->prev_tid, s->prev_tgid, s->h.cpu, tl->start, s->h.ts,
+					       state, TL_RUN_START_CUT);
+		} else if (c->tid == s->prev_tid) {
+			err = emit_run(b, s->prev_tid, s->prev_tgid, s->h.cpu, c->start, s->h.ts, state, 0);
+		} else if (!lost_during(b, s->h.cpu, c->start, s->h.ts)) {
+			/* A switch the kernel did not report (see timeline.h). */
+			tl->broken_chains++;
+			err = add_gap(b, s->h.cpu, c->start, s->h.ts, 0, TL_GAP_BROKEN);
+			if (!err && s->prev_tid) {
+				tl->unsure_runs++;
+				tl->unsure_ns += s->h.ts - c->start;
+				err = emit_run(b, s->prev_tid, s->prev_tgid, s->h.cpu, c->start, s->h.ts,
+					       state, TL_RUN_START_UNSURE);
+			}
+		} else {
+			tl->broken_chains++;	/* records lost: nothing assumed */
+		}
+		c->valid = true;
+		c->tid = s->next_tid;
+		c->tgid = s->next_tgid;
+		c->start = s->h.ts;
+	}
+	for (int cpu = 0; cpu < tl->ncpus && !err; cpu++) {
+		struct cur *c = &cur[cpu];
+
+		if (c->valid && c->tid && tl->end > c->start)
+			err = emit_run(b, c->tid, c->tgid, cpu, c->start, tl->end, QT_END_TRUNCATED,
+				       TL_RUN_END_CUT);
+	}
+	free(cur);
+	free(order);
+	return err;
+}
+
+static int build_syscalls(struct builder *b)
+{
+	const struct trace *t = b->t;
+	struct timeline *tl = b->tl;
+	struct sort_pair *order;
+	int err;
+
+	err = order_by(t->nsc, key_sc, t->sc, &order);
+	if (err)
+		return err;
+	tl->sc = malloc((t->nsc ? t->nsc : 1) * sizeof(*tl->sc));
+	if (!tl->sc) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < t->nsc; k++) {
+		const struct qt_syscall *r = &t->sc[order[k].idx];
+		struct tl_syscall *s = &tl->sc[tl->nsc];
+
+		s->start = r->h.ts;
+		s->end = r->end_ts;
+		s->ret = r->ret;
+		s->arg0 = r->arg0;
+		s->nr = r->nr;
+		s->cpu = r->h.cpu;
+		s->flags = r->h.flags;
+		s->thread = threadtab__resolve(tl->tt, r->tid, r->h.ts, r->tgid);
+		if (s->thread == TT_NONE)
+			continue;
+		tl->nsc++;
+	}
+	free(order);
+	return 0;
+}
+
+static int build_wakeups(struct builder *b)
+{
+	const struct trace *t = b->t;
+	struct timeline *tl = b->tl;
+	struct sort_pair *order;
+	int err;
+
+	err = order_by(t->nwk, key_wk, t->wk, &order);
+	if (err)
+		return err;
+	tl->wk = malloc((t->nwk ? t->nwk : 1) * sizeof(*tl->wk));
+	if (!tl->wk) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < t->nwk; k++) {
+		const struct qt_wakeup *r = &t->wk[order[k].idx];
+		struct tl_wakeup *w = &tl->wk[tl->nwk];
+
+		w->ts = r->h.ts;
+		w->waking_ts = r->waking_ts;
+		w->target_cpu = r->target_cpu;
+		w->waker_cpu = r->waker_cpu;
+		w->irq = r->waker_irq;
+		w->flags = r->h.flags;
+		w->is_new = r->h.type == QT_REC_WAKEUP_NEW;
+		w->wakee = threadtab__resolve(tl->tt, r->wakee_tid, r->h.ts, r->wakee_tgid);
+		if (w->wakee == TT_NONE)
+			continue;
+		/* An interrupt wakes on behalf of nobody it happened to interrupt. */
+		if (r->h.flags & (QT_WAKE_HARDIRQ | QT_WAKE_SOFTIRQ))
+			w->waker = TL_NONE;
+		else
+			w->waker = threadtab__resolve(tl->tt, r->waker_tid, r->waking_ts, r->waker_tgid);
+		tl->nwk++;
+	}
+	free(order);
+	return 0;
+}
+
+static int build_irqs(struct builder *b)
+{
+	const struct trace *t = b->t;
+	struct timeline *tl = b->tl;
+	struct sort_pair *order;
+	int err;
+
+	err = order_by(t->nirq, key_irq, t->irq, &order);
+	if (err)
+		return err;
+	tl->irqs = malloc((t->nirq ? t->nirq : 1) * sizeof(*tl->irqs));
+	if (!tl->irqs) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < t->nirq; k++) {
+		const struct qt_irq *r = &t->irq[order[k].idx];
+		struct tl_irq *q = &tl->irqs[tl->nirqs++];
+
+		q->start = r->h.ts;
+		q->end = r->end_ts;
+		q->num = r->irq;
+		q->ret = r->ret;
+		q->cpu = r->h.cpu;
+		q->soft = r->h.type == QT_REC_SOFTIRQ;
+		q->thread = threadtab__resolve(tl->tt, r->tid, r->h.ts, 0);
+	}
+	free(order);
+	return 0;
+}
+
+/* Stable counting sort of items by a thread index: per-thread slices. */
+static int group_by_thread(void *arr, size_t n, size_t elem, size_t nthreads,
+			   uint32_t (*thread_of)(const void *), size_t *first, size_t *count)
+{
+	char *tmp = malloc((n ? n : 1) * elem);
+	size_t *pos = calloc(nthreads + 1, sizeof(*pos));
+
+	if (!tmp || !pos) {
+		free(tmp);
+		free(pos);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		pos[thread_of((char *)arr + i * elem) + 1]++;
+	for (size_t th = 0; th < nthreads; th++) {
+		first[th] = pos[th];
+		count[th] = pos[th + 1];
+		pos[th + 1] += pos[th];
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *it = (char *)arr + i * elem;
+
+		memcpy(tmp + pos[thread_of(it)]++ * elem, it, elem);
+	}
+	memcpy(arr, tmp, n * elem);
+	free(tmp);
+	free(pos);
+	return 0;
+}
+
+static uint32_t run_thread(const void *p) { return ((const struct tl_run *)p)[0].thread; }
+static uint32_t sc_thread(const void *p) { return ((const struct tl_syscall *)p)[0].thread; }
+
+/* Index lists of wakeups grouped by one side (wakee or waker), time order kept. */
+static int wakeup_index(struct timeline *tl, bool by_waker, uint32_t **out, size_t (*first_count)[2])
+{
+	size_t *pos = calloc(tl->nthreads + 1, sizeof(*pos));
+	uint32_t *idx = malloc((tl->nwk ? tl->nwk : 1) * sizeof(*idx));
+
+	if (!pos || !idx) {
+		free(pos);
+		free(idx);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < tl->nwk; i++) {
+		uint32_t th = by_waker ? tl->wk[i].waker : tl->wk[i].wakee;
+
+		if (th != TL_NONE)
+			pos[th + 1]++;
+	}
+	for (size_t th = 0; th < tl->nthreads; th++) {
+		first_count[th][0] = pos[th];
+		first_count[th][1] = pos[th + 1];
+		pos[th + 1] += pos[th];
+	}
+	for (size_t i = 0; i < tl->nwk; i++) {
+		uint32_t th = by_waker ? tl->wk[i].waker : tl->wk[i].wakee;
+
+		if (th != TL_NONE)
+			idx[pos[th]++] = i;
+	}
+	free(pos);
+	*out = idx;
+	return 0;
+}
+
+static int finish_threads(struct builder *b)
+{
+	struct timeline *tl = b->tl;
+	size_t n = threadtab__count(tl->tt);
+	size_t *first, *count, (*fc)[2];
+	int err;
+
+	threadtab__name_from(tl->tt, b->t->threads_end, b->t->nthreads_end);
+	tl->nthreads = n;
+	tl->threads = calloc(n ? n : 1, sizeof(*tl->threads));
+	first = calloc(n + 1, sizeof(*first));
+	count = calloc(n + 1, sizeof(*count));
+	fc = calloc(n + 1, sizeof(*fc));
+	if (!tl->threads || !first || !count || !fc) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct tt_thread *th = threadtab__get(tl->tt, i);
+		struct tl_thread *x = &tl->threads[i];
+
+		x->tid = th->tid;
+		x->pid = th->pid;
+		x->flags = th->flags;
+		memcpy(x->comm, th->comm, sizeof(x->comm));
+		if (!x->comm[0])
+			snprintf(x->comm, sizeof(x->comm), "<%u>", th->tid);
+		if (b->all || set_has(&b->targets, th->pid))
+			x->flags |= TL_TARGET;
+		if (b->recorder && th->pid == b->recorder) {
+			x->flags |= TL_RECORDER;
+			x->flags &= ~TL_TARGET;
+		}
+	}
+	err = group_by_thread(tl->runs, tl->nruns, sizeof(*tl->runs), n, run_thread, first, count);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		struct tl_thread *x = &tl->threads[i];
+
+		x->run0 = first[i];
+		x->nrun = count[i];
+		x->nruns = count[i];
+		for (size_t k = x->run0; k < x->run0 + x->nrun; k++) {
+			const struct tl_run *r = &tl->runs[k];
+
+			x->run_ns += r->end - r->start;
+			if (r->flags & TL_RUN_START_UNSURE)
+				x->unsure_ns += r->end - r->start;
+			if (r->end_state == QT_END_PREEMPTED)
+				x->npreempted++;
+			else if (r->end_state == QT_END_SLEEP || r->end_state == QT_END_BLOCKED)
+				x->nvoluntary++;
+		}
+		if (x->nrun) {
+			x->first_run = tl->runs[x->run0].start;
+			x->last_end = tl->runs[x->run0 + x->nrun - 1].end;
+		}
+	}
+	err = group_by_thread(tl->sc, tl->nsc, sizeof(*tl->sc), n, sc_thread, first, count);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		tl->threads[i].sc0 = first[i];
+		tl->threads[i].nsc = count[i];
+	}
+	err = wakeup_index(tl, false, &tl->wk_by_wakee, fc);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		tl->threads[i].wr0 = fc[i][0];
+		tl->threads[i].nwr = fc[i][1];
+	}
+	err = wakeup_index(tl, true, &tl->wk_by_waker, fc);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		tl->threads[i].ws0 = fc[i][0];
+		tl->threads[i].nws = fc[i][1];
+	}
+out:
+	free(first);
+	free(count);
+	free(fc);
+	return err;
+}
+
+static int sort_gaps(struct timeline *tl)
+{
+	struct sort_pair *order;
+	struct tl_gap *g;
+	int err = order_by(tl->ngaps, key_gap, tl->gaps, &order);
+
+	if (err)
+		return err;
+	g = malloc((tl->ngaps ? tl->ngaps : 1) * sizeof(*g));
+	if (!g) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < tl->ngaps; i++)
+		g[i] = tl->gaps[order[i].idx];
+	free(tl->gaps);
+	tl->gaps = g;
+	free(order);
+	return 0;
+}
+
+int timeline__build(const struct trace *t, const struct timeline_opts *opts,
+		    struct timeline **out)
+{
+	struct builder b = { 0 };
+	struct timeline *tl;
+	int err;
+
+	tl = calloc(1, sizeof(*tl));
+	if (!tl)
+		return -ENOMEM;
+	b.tl = tl;
+	b.t = t;
+	tl->trace = t;
+	tl->start = t->start_ns;
+	tl->end = t->stop_ns;
+	tl->ncpus = t->ncpus > 0 ? t->ncpus : 1;
+
+	err = build_threadtab(&b);
+	if (!err)
+		err = build_lost_gaps(&b);
+	if (!err)
+		err = build_runs(&b);
+	if (!err)
+		err = build_syscalls(&b);
+	if (!err)
+		err = build_wakeups(&b);
+	if (!err)
+		err = build_irqs(&b);
+	if (!err)
+		err = finish_threads(&b);
+	if (!err)
+		err = sort_gaps(tl);
+
+	free(b.targets.k);
+	for (int c = 0; b.cpu_gaps && c < tl->ncpus; c++)
+		free(b.cpu_gaps[c]);
+	free(b.cpu_gaps);
+	free(b.cpu_ngaps);
+	free(b.cpu_cursor);
+	if (err) {
+		timeline__free(tl);
+		return err;
+	}
+	if (tl->unsure_runs)
+		log_info("%s: %llu switches were not reported by the kernel; %llu runs have an uncertain "
+			 "start (%.3f ms in all)", t->path, (unsigned long long)tl->broken_chains,
+			 (unsigned long long)tl->unsure_runs, tl->unsure_ns / 1e6);
+	*out = tl;
+	return 0;
+}
+
+void timeline__free(struct timeline *tl)
+{
+	if (!tl)
+		return;
+	threadtab__free(tl->tt);
+	free(tl->threads);
+	free(tl->runs);
+	free(tl->sc);
+	free(tl->wk);
+	free(tl->wk_by_wakee);
+	free(tl->wk_by_waker);
+	free(tl->irqs);
+	free(tl->gaps);
+	free(tl);
+}
+
+const char *timeline__comm_at(const struct timeline *tl, uint32_t thread, uint64_t ts)
+{
+	const char *c;
+
+	if (thread == TL_NONE || thread >= tl->nthreads)
+		return "-";
+	c = threadtab__comm_at(tl->tt, thread, ts);
+	return c && *c ? c : tl->threads[thread].comm;
+}
+
+bool timeline__missing(const struct timeline *tl, int cpu, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < tl->ngaps && tl->gaps[i].start <= end; i++)
+		if ((cpu < 0 || tl->gaps[i].cpu == cpu) && tl->gaps[i].end > start)
+			return true;
+	return false;
+}
+
+int timeline__stream(const struct timeline *tl, struct tl_event **out, size_t *n)
+{
+	size_t total = tl->nruns + tl->nsc + tl->nwk + tl->nirqs + tl->ngaps, k = 0;
+	struct sort_pair *p = malloc((total ? total : 1) * sizeof(*p));
+	struct tl_event *ev = malloc((total ? total : 1) * sizeof(*ev));
+
+	if (!p || !ev) {
+		free(p);
+		free(ev);
+		return -ENOMEM;
+	}
+#define ADD(kind_, count, tsexpr)                                            \
+	for (size_t i = 0; i < (count); i++, k++) {                          \
+		ev[k].ts = (tsexpr);                                         \
+		ev[k].idx = i;                                               \
+		ev[k].kind = (kind_);                                        \
+		p[k].key = ev[k].ts;                                         \
+		p[k].idx = k;                                                \
+	}
+	ADD(TL_EV_RUN, tl->nruns, tl->runs[i].start);
+	ADD(TL_EV_SYSCALL, tl->nsc, tl->sc[i].start);
+	ADD(TL_EV_WAKEUP, tl->nwk, tl->wk[i].ts);
+	ADD(TL_EV_IRQ, tl->nirqs, tl->irqs[i].start);
+	ADD(TL_EV_GAP, tl->ngaps, tl->gaps[i].start);
+#undef ADD
+	if (sort_pairs(p, total)) {
+		free(p);
+		free(ev);
+		return -ENOMEM;
+	}
+	{
+		struct tl_event *sorted = malloc((total ? total : 1) * sizeof(*sorted));
+
+		if (!sorted) {
+			free(p);
+			free(ev);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < total; i++)
+			sorted[i] = ev[p[i].idx];
+		free(ev);
+		ev = sorted;
+	}
+	free(p);
+	*out = ev;
+	*n = total;
+	return 0;
+}
+
+size_t timeline__lower_bound(const struct tl_event *ev, size_t n, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ev[mid].ts < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
