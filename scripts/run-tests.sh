@@ -22,8 +22,10 @@ run() {
 	local t=$1 log
 	log=$(mktemp)
 	# Criterion forks one process per test; -j1 keeps the e2e recordings apart.
-	"$t" --jobs=1 --always-succeed=false >"$log" 2>&1
+	QOSTRACE_BUILD=$out "$t" --jobs=1 >"$log" 2>&1
 	local rc=$?
+	# A binary that ran no test (bad arguments, crash at start) is a failure.
+	grep -q 'Synthesis' "$log" || rc=99
 	local s p
 	s=$(grep -c '\[SKIP\]' "$log")
 	p=$(sed -n 's/.*Passing: \([0-9]*\).*/\1/p' "$log" | tail -1)
