@@ -158,6 +158,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	r->prev_state = prev_state;
 	r->prev_prio = prev->prio;
 	r->next_prio = next->prio;
+	r->prev_runtime = prev->se.sum_exec_runtime;
 	r->pad[0] = r->pad[1] = 0;
 	submit(r);
 	return 0;
@@ -169,9 +170,20 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
  * below (preempt_count is not reachable from BPF on kernels built without
  * CONFIG_KALLSYMS_ALL). *irq gets the IRQ number or a QT_IRQ_* source.
  */
+/* No interrupt handler runs this long: an older entry lost its exit. */
+#define STALE_CTX_NS 10000000ull
+
 static __always_inline __u8 irq_context(struct qt_cpu_stats *st, __u16 *irq)
 {
+	__u64 now = bpf_ktime_get_ns();
+
 	*irq = QT_IRQ_UNKNOWN;
+	if (st->hardirq_ts && now - st->hardirq_ts > STALE_CTX_NS)
+		st->hardirq_ts = 0;
+	if (st->hard_depth && now - st->hard_ts > STALE_CTX_NS)
+		st->hard_depth = 0;
+	if (st->softirq_ts && now - st->softirq_ts > STALE_CTX_NS)
+		st->softirq_ts = 0;
 	if (st->hardirq_ts) {
 		*irq = st->hardirq_nr;
 		return QT_WAKE_HARDIRQ;
@@ -221,8 +233,24 @@ static __always_inline int emit_wakeup(struct task_struct *p, __u8 type)
 	struct task_ctx *c;
 	__u64 ts = bpf_ktime_get_ns();
 
-	if (p->tgid == self_tgid && cur->tgid == self_tgid)
-		return 0;
+	/*
+	 * A pending sched_waking stamp belongs to this wakeup (it is cleared
+	 * when used). It may run on another CPU and be stamped a little later
+	 * than this enqueue (clocks of CPUs differ by microseconds): clamp.
+	 */
+	c = type == QT_REC_WAKEUP ? bpf_task_storage_get(&task_ctx, p, 0, 0) : NULL;
+	if (c && !c->waking_ts)
+		c = NULL;
+	/* The recorder waking itself is not recorded. */
+	if (p->tgid == self_tgid) {
+		/* a helper, not a load: one insn must not see two pointer types */
+		__u32 waker_tgid = bpf_get_current_pid_tgid() >> 32;
+
+		if (c)
+			waker_tgid = c->waker_tgid;
+		if (waker_tgid == self_tgid)
+			return 0;
+	}
 	r = reserve(sizeof(*r), type, ts);
 	if (!r)
 		return 0;
@@ -231,11 +259,10 @@ static __always_inline int emit_wakeup(struct task_struct *p, __u8 type)
 	r->wakee_prio = p->prio;
 	r->target_cpu = task_cpu(p);
 	r->pad = 0;
-	c = type == QT_REC_WAKEUP ? bpf_task_storage_get(&task_ctx, p, 0, 0) : NULL;
-	if (c && c->waking_ts && c->waking_ts <= ts) {
+	if (c) {
 		/* sched_wakeup may run on the target CPU (wake list IPI): take
 		 * the waker from sched_waking, which runs in its context. */
-		r->waking_ts = c->waking_ts;
+		r->waking_ts = c->waking_ts <= ts ? c->waking_ts : ts;
 		r->waker_tid = c->waker_tid;
 		r->waker_tgid = c->waker_tgid;
 		r->waker_cpu = c->waker_cpu;
@@ -441,6 +468,7 @@ static __always_inline void hard_enter(__u16 src)
 	if (st) {
 		st->hard_depth++;
 		st->hard_src = src;
+		st->hard_ts = bpf_ktime_get_ns();
 	}
 }
 

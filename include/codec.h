@@ -17,6 +17,11 @@
  *            zigzag difference to tid, end times as durations; strings as a
  *            length byte and the bytes.
  *
+ * A switch's prev_runtime grows by the CPU time of the run that just ended;
+ * it is stored as the difference to the last value seen for the same tid in
+ * this block (tag bit 7), found in a small direct-mapped cache that encoder
+ * and decoder maintain alike, else in full.
+ *
  * Decoding state resets at every block, so blocks decode independently.
  */
 #ifndef QT_CODEC_H
@@ -42,10 +47,14 @@ union qt_record {
 /* Upper bound of one encoded record, for buffer sizing. */
 #define CODEC_MAX_REC 128
 
+#define CODEC_RT_SLOTS 256
+
 struct codec_state {
 	uint64_t prev_ts;
 	uint16_t prev_cpu;
 	int have_cpu;
+	uint32_t rt_tid[CODEC_RT_SLOTS];	/* tid + 1; 0 = empty */
+	uint64_t rt_val[CODEC_RT_SLOTS];
 };
 
 void codec_reset(struct codec_state *st, uint64_t base_ts);

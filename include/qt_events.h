@@ -64,6 +64,13 @@ struct qt_switch {
 	__u32 prev_state;	/* raw task state (TASK_* bits) */
 	__u8 prev_prio, next_prio;
 	__u8 pad[2];
+	/*
+	 * prev's CPU time as the kernel accounts it (se.sum_exec_runtime,
+	 * what /proc/<pid>/task/<tid>/schedstat shows), updated just before
+	 * the switch: the difference between two switch-outs of a thread is
+	 * exactly the CPU time it got in between.
+	 */
+	__u64 prev_runtime;
 };
 
 /* Wakeup flags (hdr.flags): in which context the waker ran. */
@@ -140,7 +147,8 @@ struct qt_cpu_stats {
 	__u64 hardirq_ts;	/* entry of the hard IRQ running on this CPU */
 	__u64 softirq_ts;
 	__u32 hardirq_nr, softirq_vec;
-	__u32 hard_depth;	/* nesting of timer/IPI/irq_work contexts */
+	__u64 hard_ts;		/* entry of the innermost timer/IPI/irq_work context */
+	__u32 hard_depth;	/* nesting of those contexts */
 	__u16 hard_src;		/* QT_IRQ_* of the innermost one */
 	__u16 pad;
 };

@@ -11,9 +11,10 @@
  * not who was switched in last) but nothing was lost, the kernel did not
  * report a switch: some kernels filter tracepoints by the current task, so
  * the switch out of a filtered thread is missing (perf sees the same). prev
- * certainly ran until this switch, from some moment after the last
- * recorded switch: its run is kept with TL_RUN_START_UNSURE and the window
- * becomes a gap. The idle task is never a thread.
+ * certainly ran until this switch, for as long as the kernel charged it
+ * (the runtime recorded at each switch-out): its run is kept with that
+ * length and TL_RUN_START_UNSURE, and the window becomes a gap. The idle
+ * task is never a thread.
  *
  * ASCII picture of one CPU:
  *
@@ -100,6 +101,9 @@ struct tl_thread {
 	char comm[16];
 	uint64_t run_ns;		/* on-CPU time inside the recording */
 	uint64_t unsure_ns;		/* of which runs with an unreported start (upper bound) */
+	uint64_t cpu_ns;		/* CPU time as the kernel accounts it (schedstat): from
+					 * se.sum_exec_runtime at switch-outs; exact across lost
+					 * records, approximate for a run begun before the start */
 	uint64_t first_run, last_end;
 	uint32_t nruns, npreempted, nvoluntary;
 	/* slices of the timeline's arrays */

@@ -63,6 +63,12 @@ void trace__free(struct trace *t);
 /* The IRQ handler name recorded for an IRQ number, or NULL. */
 const char *trace__irq_name(const struct trace *t, uint32_t irq);
 
+/*
+ * A hard interrupt source as a person reads it: "irq 24 xhci_hcd",
+ * "timer", "irq_work", "IPI", "irq ?".
+ */
+const char *irq_source_name(const struct trace *t, uint32_t irq, char *buf, size_t len);
+
 /* "TIMER", "NET_RX", ... for a softirq vector. */
 const char *softirq_name(uint32_t vec);
 

@@ -22,8 +22,12 @@ run() {
 	local t=$1 log
 	log=$(mktemp)
 	# Criterion forks one process per test; -j1 keeps the e2e recordings apart.
-	QOSTRACE_BUILD=$out "$t" --jobs=1 >"$log" 2>&1
+	# A scratch directory per binary: tests may share a recording through it.
+	local scratch
+	scratch=$(mktemp -d /tmp/qostrace-tests-XXXXXX)
+	QOSTRACE_BUILD=$out QOSTRACE_TEST_TMP=$scratch "$t" --jobs=1 >"$log" 2>&1
 	local rc=$?
+	rm -rf "$scratch"
 	# A binary that ran no test (bad arguments, crash at start) is a failure.
 	grep -q 'Synthesis' "$log" || rc=99
 	local s p

@@ -136,10 +136,11 @@ static void dump_one(const struct dumper *d, enum src src, size_t i)
 		const struct qt_switch *s = &t->sw[i];
 
 		print_time(d, s->h.ts, s->h.cpu, "switch");
-		printf("%s (%s, prio %u) -> %s (prio %u)\n",
+		printf("%s (%s, prio %u, cpu time %llu ns) -> %s (prio %u)\n",
 		       who(d, s->prev_tid, s->prev_tgid, s->h.ts, w1, sizeof(w1)),
 		       timeline__end_state_name(timeline__end_state(s->prev_state, s->h.flags & QT_SWITCH_PREEMPT)),
-		       s->prev_prio, who(d, s->next_tid, s->next_tgid, s->h.ts, w2, sizeof(w2)), s->next_prio);
+		       s->prev_prio, (unsigned long long)s->prev_runtime,
+		       who(d, s->next_tid, s->next_tgid, s->h.ts, w2, sizeof(w2)), s->next_prio);
 		break;
 	}
 	case S_WK: {
@@ -148,8 +149,7 @@ static void dump_one(const struct dumper *d, enum src src, size_t i)
 
 		print_time(d, w->h.ts, w->h.cpu, w->h.type == QT_REC_WAKEUP_NEW ? "wakeup_new" : "wakeup");
 		if (w->h.flags & QT_WAKE_HARDIRQ)
-			snprintf(from, sizeof(from), "irq %s", w->waker_irq == 0xffff ? "(timer/IPI)" :
-				 (trace__irq_name(t, w->waker_irq) ?: "?"));
+			snprintf(from, sizeof(from), "%s", irq_source_name(t, w->waker_irq, w2, sizeof(w2)));
 		else if (w->h.flags & QT_WAKE_SOFTIRQ)
 			snprintf(from, sizeof(from), "softirq %s", w->waker_irq == 0xffff ? "?" : softirq_name(w->waker_irq));
 		else

@@ -8,6 +8,7 @@
 #define TAG_TYPE_MASK 0x1f
 #define TAG_FLAGS 0x20
 #define TAG_SAME_CPU 0x40
+#define TAG_RT_DELTA 0x80
 
 static const struct {
 	const char *name;
@@ -40,9 +41,13 @@ const char *codec_type_name(unsigned int type)
 
 void codec_reset(struct codec_state *st, uint64_t base_ts)
 {
+	memset(st, 0, sizeof(*st));
 	st->prev_ts = base_ts;
-	st->prev_cpu = 0;
-	st->have_cpu = 0;
+}
+
+static inline unsigned int rt_slot(uint32_t tid)
+{
+	return (tid ^ (tid >> 8)) & (CODEC_RT_SLOTS - 1);
 }
 
 static inline uint64_t zz_enc(int64_t v)
@@ -104,6 +109,18 @@ int codec_encode(struct codec_state *st, const union qt_record *r, uint8_t *out)
 		p = put_var(p, r->sw.prev_state);
 		*p++ = r->sw.prev_prio;
 		*p++ = r->sw.next_prio;
+		{
+			unsigned int k = rt_slot(r->sw.prev_tid);
+
+			if (st->rt_tid[k] == r->sw.prev_tid + 1) {
+				tag |= TAG_RT_DELTA;
+				p = put_var(p, zz_enc((int64_t)(r->sw.prev_runtime - st->rt_val[k])));
+			} else {
+				p = put_var(p, r->sw.prev_runtime);
+			}
+			st->rt_tid[k] = r->sw.prev_tid + 1;
+			st->rt_val[k] = r->sw.prev_runtime;
+		}
 		break;
 	case QT_REC_WAKEUP:
 	case QT_REC_WAKEUP_NEW:
@@ -238,7 +255,8 @@ int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 	memset(r, 0, sizeof(*r));
 	tag = get_byte(&rd);
 	type = tag & TAG_TYPE_MASK;
-	if (rd.bad || (tag & 0x80) || type >= QT_REC_MAX || !types[type].size)
+	if (rd.bad || type >= QT_REC_MAX || !types[type].size ||
+	    ((tag & TAG_RT_DELTA) && type != QT_REC_SWITCH))
 		return -EBADMSG;
 	r->h.type = type;
 	if (tag & TAG_FLAGS)
@@ -265,6 +283,21 @@ int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 		r->sw.prev_state = get_u32(&rd);
 		r->sw.prev_prio = get_byte(&rd);
 		r->sw.next_prio = get_byte(&rd);
+		{
+			unsigned int k = rt_slot(r->sw.prev_tid);
+
+			if (tag & TAG_RT_DELTA) {
+				if (st->rt_tid[k] != r->sw.prev_tid + 1)
+					return -EBADMSG;
+				r->sw.prev_runtime = st->rt_val[k] + (uint64_t)zz_dec(get_var(&rd));
+			} else {
+				r->sw.prev_runtime = get_var(&rd);
+			}
+			if (rd.bad)
+				return -EBADMSG;
+			st->rt_tid[k] = r->sw.prev_tid + 1;
+			st->rt_val[k] = r->sw.prev_runtime;
+		}
 		break;
 	case QT_REC_WAKEUP:
 	case QT_REC_WAKEUP_NEW:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* qostrace: dispatches to one subcommand per module (src/cmd_*.c). */
+#include <argp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,9 +37,17 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (const struct command *c = commands; c->name; c++)
-		if (!strcmp(argv[1], c->name))
+	/* Usage errors exit with 2, and messages name "qostrace COMMAND". */
+	argp_err_exit_status = 2;
+	for (const struct command *c = commands; c->name; c++) {
+		if (!strcmp(argv[1], c->name)) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "qostrace %s", c->name);
+			argv[1] = name;
 			return c->run(argc - 1, argv + 1);
+		}
+	}
 	fprintf(stderr, "qostrace: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return 2;

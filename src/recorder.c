@@ -190,27 +190,43 @@ static void skip_missing_optional(struct qostrace_bpf *skel)
 	btf__free(btf);
 }
 
+static int attach_one(struct qostrace_bpf *skel, struct bpf_program *prog)
+{
+	struct bpf_link *link = bpf_program__attach(prog);
+
+	if (!link) {
+		int err = -errno;
+
+		log_err("cannot attach %s (%s): %s", bpf_program__section_name(prog),
+			bpf_program__name(prog), strerror(-err));
+		return err;
+	}
+	/* Hand the link to the skeleton, which destroys it with the rest. */
+	for (int i = 0; i < skel->skeleton->prog_cnt; i++)
+		if (*skel->skeleton->progs[i].prog == prog)
+			*skel->skeleton->progs[i].link = link;
+	return 0;
+}
+
+/*
+ * Exit programs first: an entry seen without its exit would leave a CPU
+ * "in interrupt" (the kernel side also expires such state after 10 ms).
+ */
 static int attach_all(struct qostrace_bpf *skel)
 {
 	struct bpf_program *prog;
+	int err;
 
-	bpf_object__for_each_program(prog, skel->obj) {
-		struct bpf_link *link;
+	for (int pass = 0; pass < 2; pass++) {
+		bpf_object__for_each_program(prog, skel->obj) {
+			bool is_exit = strstr(bpf_program__section_name(prog), "_exit") != NULL;
 
-		if (!bpf_program__autoload(prog))
-			continue;
-		link = bpf_program__attach(prog);
-		if (!link) {
-			int err = -errno;
-
-			log_err("cannot attach %s (%s): %s", bpf_program__section_name(prog),
-				bpf_program__name(prog), strerror(-err));
-			return err;
+			if (!bpf_program__autoload(prog) || is_exit != (pass == 0))
+				continue;
+			err = attach_one(skel, prog);
+			if (err)
+				return err;
 		}
-		/* The skeleton destroys links it knows; keep ours with the object. */
-		for (int i = 0; i < skel->skeleton->prog_cnt; i++)
-			if (*skel->skeleton->progs[i].prog == prog)
-				*skel->skeleton->progs[i].link = link;
 	}
 	return 0;
 }

@@ -114,6 +114,10 @@ struct builder {
 	bool all;
 	uint64_t recorder;
 	size_t runs_cap, gaps_cap;
+	/* the kernel's CPU time of each thread at its last switch-out */
+	uint64_t *last_rt, *cpu_ns;
+	uint8_t *has_rt;
+	size_t rt_cap;
 	/* per-CPU lost windows, for the run check */
 	struct tl_gap **cpu_gaps;
 	size_t *cpu_ngaps, *cpu_cursor;
@@ -261,20 +265,74 @@ static bool lost_during(struct builder *b, uint16_t cpu, uint64_t start, uint64_
 	return *i < n && g[*i].start <= end;
 }
 
+static int grow_rt(struct builder *b, size_t need)
+{
+	size_t cap = b->rt_cap ? b->rt_cap : 1024;
+	uint64_t *l, *c;
+	uint8_t *h;
+
+	while (cap < need)
+		cap *= 2;
+	l = realloc(b->last_rt, cap * sizeof(*l));
+	if (l)
+		b->last_rt = l;
+	c = realloc(b->cpu_ns, cap * sizeof(*c));
+	if (c)
+		b->cpu_ns = c;
+	h = realloc(b->has_rt, cap);
+	if (h)
+		b->has_rt = h;
+	if (!l || !c || !h)
+		return -ENOMEM;
+	memset(b->cpu_ns + b->rt_cap, 0, (cap - b->rt_cap) * sizeof(*c));
+	memset(b->has_rt + b->rt_cap, 0, cap - b->rt_cap);
+	b->rt_cap = cap;
+	return 0;
+}
+
+/*
+ * The CPU time the kernel charged a thread for the run ending with a
+ * switch-out that reported runtime (its se.sum_exec_runtime), or 0 if
+ * unknown (first switch-out of a thread that existed before the start).
+ */
+static uint64_t charged(struct builder *b, uint32_t th, uint64_t runtime)
+{
+	uint64_t c = 0;
+
+	if (b->has_rt[th] && runtime >= b->last_rt[th])
+		c = runtime - b->last_rt[th];
+	else if (!b->has_rt[th] && (threadtab__get(b->tl->tt, th)->flags & TT_BORN))
+		c = runtime;	/* a new thread's runtime starts at 0 */
+	b->last_rt[th] = runtime;
+	b->has_rt[th] = 1;
+	return c;
+}
+
 static int emit_run(struct builder *b, uint32_t tid, uint32_t tgid, uint16_t cpu, uint64_t start,
-		    uint64_t end, uint8_t state, uint8_t flags)
+		    uint64_t end, uint8_t state, uint8_t flags, uint64_t runtime)
 {
 	struct tl_run r = { .start = start, .end = end, .cpu = cpu, .end_state = state, .flags = flags };
+	uint64_t c = 0;
 
 	if (!tid)
 		return 0;	/* the idle task: the absence of work */
+	r.thread = threadtab__resolve(b->tl->tt, tid, start, tgid);
+	if (r.thread == TT_NONE)
+		return -ENOMEM;
+	if (r.thread >= b->rt_cap && grow_rt(b, r.thread + 1))
+		return -ENOMEM;
+	if (runtime) {
+		/* Cumulative: exact even across lost records. */
+		c = charged(b, r.thread, runtime);
+		b->cpu_ns[r.thread] += c ? c : end - start;
+	}
 	if (lost_during(b, cpu, start, end)) {
 		b->tl->runs_dropped++;
 		return 0;
 	}
-	r.thread = threadtab__resolve(b->tl->tt, tid, start, tgid);
-	if (r.thread == TT_NONE)
-		return -ENOMEM;
+	/* The kernel knows how long a run whose switch-in went unreported was. */
+	if ((flags & TL_RUN_START_UNSURE) && c && c < end - start)
+		r.start = end - c;
 	return VEC_PUSH(b->tl->runs, b->tl->nruns, b->runs_cap, r);
 }
 
@@ -320,21 +378,34 @@ static int build_runs(struct builder *b)
 			/* prev was running when the recording started */
 			if (s->h.ts > tl->start)
 				err = emit_run(b, s->prev_tid, s->prev_tgid, s->h.cpu, tl->start, s->h.ts,
-					       state, TL_RUN_START_CUT);
+					       state, TL_RUN_START_CUT, s->prev_runtime);
 		} else if (c->tid == s->prev_tid) {
-			err = emit_run(b, s->prev_tid, s->prev_tgid, s->h.cpu, c->start, s->h.ts, state, 0);
+			err = emit_run(b, s->prev_tid, s->prev_tgid, s->h.cpu, c->start, s->h.ts, state, 0,
+				       s->prev_runtime);
 		} else if (!lost_during(b, s->h.cpu, c->start, s->h.ts)) {
 			/* A switch the kernel did not report (see timeline.h). */
 			tl->broken_chains++;
 			err = add_gap(b, s->h.cpu, c->start, s->h.ts, 0, TL_GAP_BROKEN);
 			if (!err && s->prev_tid) {
-				tl->unsure_runs++;
-				tl->unsure_ns += s->h.ts - c->start;
+				size_t before = tl->nruns;
+
 				err = emit_run(b, s->prev_tid, s->prev_tgid, s->h.cpu, c->start, s->h.ts,
-					       state, TL_RUN_START_UNSURE);
+					       state, TL_RUN_START_UNSURE, s->prev_runtime);
+				if (!err && tl->nruns > before) {
+					tl->unsure_runs++;
+					tl->unsure_ns += s->h.ts - c->start;
+				}
 			}
 		} else {
 			tl->broken_chains++;	/* records lost: nothing assumed */
+			if (s->prev_tid) {
+				uint32_t th = threadtab__resolve(tl->tt, s->prev_tid, s->h.ts, s->prev_tgid);
+
+				if (th == TT_NONE || (th >= b->rt_cap && grow_rt(b, th + 1)))
+					err = -ENOMEM;
+				else
+					b->cpu_ns[th] += charged(b, th, s->prev_runtime);
+			}
 		}
 		c->valid = true;
 		c->tid = s->next_tid;
@@ -346,7 +417,7 @@ static int build_runs(struct builder *b)
 
 		if (c->valid && c->tid && tl->end > c->start)
 			err = emit_run(b, c->tid, c->tgid, cpu, c->start, tl->end, QT_END_TRUNCATED,
-				       TL_RUN_END_CUT);
+				       TL_RUN_END_CUT, 0);
 	}
 	free(cur);
 	free(order);
@@ -550,6 +621,8 @@ static int finish_threads(struct builder *b)
 		x->pid = th->pid;
 		x->flags = th->flags;
 		memcpy(x->comm, th->comm, sizeof(x->comm));
+		if (i < b->rt_cap)
+			x->cpu_ns = b->cpu_ns[i];
 		if (!x->comm[0])
 			snprintf(x->comm, sizeof(x->comm), "<%u>", th->tid);
 		if (b->all || set_has(&b->targets, th->pid))
@@ -667,6 +740,9 @@ int timeline__build(const struct trace *t, const struct timeline_opts *opts,
 		err = sort_gaps(tl);
 
 	free(b.targets.k);
+	free(b.last_rt);
+	free(b.cpu_ns);
+	free(b.has_rt);
 	for (int c = 0; b.cpu_gaps && c < tl->ncpus; c++)
 		free(b.cpu_gaps[c]);
 	free(b.cpu_gaps);

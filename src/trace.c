@@ -290,6 +290,21 @@ const char *trace__irq_name(const struct trace *t, uint32_t irq)
 	return NULL;
 }
 
+const char *irq_source_name(const struct trace *t, uint32_t irq, char *buf, size_t len)
+{
+	const char *name;
+
+	switch (irq) {
+	case QT_IRQ_TIMER: return "timer";
+	case QT_IRQ_WORK: return "irq_work";
+	case QT_IRQ_IPI: return "IPI";
+	case QT_IRQ_UNKNOWN: return "irq ?";
+	}
+	name = trace__irq_name(t, irq);
+	snprintf(buf, len, "irq %u %s", irq, name ? name : "?");
+	return buf;
+}
+
 const char *softirq_name(uint32_t vec)
 {
 	static const char *const names[] = {

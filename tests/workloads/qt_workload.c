@@ -26,6 +26,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +40,14 @@
 static int iterations = 20;
 static long period_us = 10000;
 static long spin1_us = 2000, spin2_us = 3000, consumer_spin_us = 500;
-static FILE *logf;
+static FILE *wlog;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_barrier_t done_barrier, release_barrier;
+static pthread_barrier_t done_barrier;
+static int release_pipe[2];
 static int pipefd[2];
 static volatile pid_t consumer_tid;
+/* Worker tids by role, set by each worker: spin1, spin2, producer, consumer. */
+static volatile pid_t worker_tid[4];
 
 static uint64_t now_ns(void)
 {
@@ -84,7 +89,7 @@ static void logline(const char *fmt, ...)
 
 	pthread_mutex_lock(&log_lock);
 	va_start(ap, fmt);
-	vfprintf(logf, fmt, ap);
+	vfprintf(wlog, fmt, ap);
 	va_end(ap);
 	pthread_mutex_unlock(&log_lock);
 }
@@ -94,10 +99,30 @@ static pid_t gettid_(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+/* Sleeps in read() until the main thread has read every worker's schedstat. */
 static void park(void)
 {
+	char c;
+
 	pthread_barrier_wait(&done_barrier);
-	pthread_barrier_wait(&release_barrier);
+	if (read(release_pipe[0], &c, 1) != 1)
+		perror("park");
+}
+
+/* True once tid sleeps in read() (syscall 0 on x86_64, 63 on arm64). */
+static int parked(pid_t tid)
+{
+	char path[64], buf[64];
+	FILE *f;
+	int nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	f = fopen(path, "r");
+	if (f && fgets(buf, sizeof(buf), f))
+		nr = atoi(buf);
+	if (f)
+		fclose(f);
+	return nr == SYS_read;
 }
 
 static void *spinner(void *arg)
@@ -105,6 +130,7 @@ static void *spinner(void *arg)
 	long us = (long)arg;
 
 	prctl(PR_SET_NAME, us == spin1_us ? "spin1" : "spin2");
+	worker_tid[us == spin1_us ? 0 : 1] = gettid_();
 	for (int i = 0; i < iterations; i++) {
 		spin_cpu(us);
 		sleep_us(period_us - us);
@@ -137,6 +163,7 @@ static void *producer(void *arg)
 	uint64_t v = 42;
 
 	prctl(PR_SET_NAME, "producer");
+	worker_tid[2] = gettid_();
 	while (!consumer_tid)
 		sleep_us(100);
 	logline("consumer tid=%d producer tid=%d\n", consumer_tid, gettid_());
@@ -153,7 +180,7 @@ static void *producer(void *arg)
 		logline("write tid=%d fd=%d ret=%ld before=%llu after=%llu\n", gettid_(), pipefd[1], ret,
 			(unsigned long long)before, (unsigned long long)after);
 		before = now_ns();
-		ret = syscall(SYS_close, -1);
+		ret = syscall(SYS_close, (long)-1);
 		ret = ret < 0 ? -errno : ret;
 		after = now_ns();
 		logline("badclose tid=%d ret=%ld before=%llu after=%llu\n", gettid_(), ret,
@@ -169,6 +196,7 @@ static void *consumer(void *arg)
 
 	prctl(PR_SET_NAME, "consumer");
 	consumer_tid = gettid_();
+	worker_tid[3] = consumer_tid;
 	for (int i = 0; i < iterations; i++) {
 		if (read(pipefd[0], &v, sizeof(v)) != sizeof(v))
 			break;
@@ -195,7 +223,6 @@ int main(int argc, char **argv)
 {
 	const char *logpath = NULL;
 	pthread_t th[4];
-	pid_t tids[4] = { 0 };
 	const char *names[4] = { "spin1", "spin2", "producer", "consumer" };
 	pid_t child;
 	int opt, status;
@@ -210,16 +237,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	logf = logpath ? fopen(logpath, "w") : stdout;
-	if (!logf) {
+	wlog = logpath ? fopen(logpath, "w") : stdout;
+	if (!wlog) {
 		perror(logpath);
 		return 1;
 	}
 	prctl(PR_SET_NAME, "wl-main");
-	if (pipe(pipefd))
+	if (pipe(pipefd) || pipe(release_pipe))
 		return 1;
 	pthread_barrier_init(&done_barrier, NULL, 5);
-	pthread_barrier_init(&release_barrier, NULL, 5);
 	pthread_create(&th[0], NULL, spinner, (void *)spin1_us);
 	pthread_create(&th[1], NULL, spinner, (void *)spin2_us);
 	pthread_create(&th[2], NULL, producer, NULL);
@@ -232,46 +258,29 @@ int main(int argc, char **argv)
 	logline("child pid=%d writes=%d\n", child, WIFEXITED(status) && !WEXITSTATUS(status) ? 5 : -1);
 
 	pthread_barrier_wait(&done_barrier);
-	/* Every worker sleeps on the barrier now: their schedstat is exact. */
-	{
+	for (int i = 0; i < 4; i++)
+		while (!parked(worker_tid[i]))
+			sleep_us(200);
+	/* Every worker sleeps now: their schedstat is exact. */
+	for (int i = 0; i < 4; i++) {
+		unsigned long long run = 0;
+		uint64_t at = now_ns();
 		char path[64], buf[128];
-		DIR_SCAN:;
-		for (int i = 0; i < 4; i++) {
-			pid_t tid = 0;
-			char comm[32] = "";
-			FILE *f;
+		FILE *f;
 
-			/* Find each worker's tid by its name. */
-			for (int t = getpid(); t < getpid() + 64 && !tid; t++) {
-				snprintf(path, sizeof(path), "/proc/self/task/%d/comm", t);
-				f = fopen(path, "r");
-				if (!f)
-					continue;
-				if (fgets(comm, sizeof(comm), f) && !strncmp(comm, names[i], strlen(names[i])) &&
-				    comm[strlen(names[i])] == '\n')
-					tid = t;
-				fclose(f);
-			}
-			tids[i] = tid;
-		}
-		for (int i = 0; i < 4; i++) {
-			unsigned long long run = 0;
-			uint64_t at = now_ns();
-			FILE *f;
-
-			snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tids[i]);
-			f = fopen(path, "r");
-			if (f && fgets(buf, sizeof(buf), f))
-				sscanf(buf, "%llu", &run);
-			if (f)
-				fclose(f);
-			logline("thread tid=%d name=%s run_ns=%llu at=%llu\n", tids[i], names[i], run,
-				(unsigned long long)at);
-		}
+		snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", worker_tid[i]);
+		f = fopen(path, "r");
+		if (f && fgets(buf, sizeof(buf), f))
+			sscanf(buf, "%llu", &run);
+		if (f)
+			fclose(f);
+		logline("thread tid=%d name=%s run_ns=%llu at=%llu\n", worker_tid[i], names[i], run,
+			(unsigned long long)at);
 	}
-	pthread_barrier_wait(&release_barrier);
+	if (write(release_pipe[1], "xxxx", 4) != 4)
+		perror("release");
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
-	fclose(logf);
+	fclose(wlog);
 	return 0;
 }
