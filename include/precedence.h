@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Precedence-graph reconstruction from start/end times (Hendriks &
+ * Vaandrager, Algorithms 2-4; ALGORITHMS.md §5): t -> t' when t' starts
+ * exactly when t ends, or within (0, eps] after it. The control task the
+ * paper inserts for a gap is stored as a lag on the edge, and an initial
+ * control task as an edge from PREC_ROOT (§5.4.4, §5.4.8).
+ *
+ * Pure functions over arrays: no kernel, no global state.
+ */
+#ifndef QT_PRECEDENCE_H
+#define QT_PRECEDENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One task of a Gantt chart or trace; its id is its index in the array. */
+struct prec_task {
+	int64_t start_ns;
+	int64_t end_ns;		/* >= start_ns; taken from the trace, not recomputed */
+};
+
+/* Source of an initial-control edge (the "time 0" of the origin). */
+#define PREC_ROOT UINT32_MAX
+
+enum prec_edge_kind {
+	PREC_EDGE_EXACT = 0,	/* e(t) == s(t'), lag 0 */
+	PREC_EDGE_GAP = 1,	/* 0 < s(t') - e(t) <= eps: control task as lag */
+	PREC_EDGE_INIT = 2,	/* PREC_ROOT -> t', lag = s(t') - t0 in (0, eps] */
+	PREC_EDGE_GIVEN = 3,	/* from prec_graph__from_edges() */
+};
+
+/*
+ * Per-edge hook: called once for every candidate edge (from, to, gap) that
+ * the tie rule keeps, in a deterministic order. from is PREC_ROOT for an
+ * initial control task (gap = s(to) - t0). *cat is 0 on entry; whatever the
+ * hook leaves there is stored on the edge (a category the caller defines).
+ * Return 1 to keep the edge, 0 to drop it, a negative errno to stop the
+ * build, which then returns that value.
+ */
+typedef int (*prec_edge_fn)(void *ctx, uint32_t from, uint32_t to,
+			    int64_t gap_ns, enum prec_edge_kind kind,
+			    uint8_t *cat);
+
+/* All-zero is the default for every field. */
+struct prec_opts {
+	int64_t eps_ns;		/* >= 0; 0 is Algorithm 2 (exact adjacency) */
+	/*
+	 * The "time 0" of the paper. has_origin = 0: the earliest start
+	 * (§5.4.5). Every task must start at or after the origin (-EINVAL
+	 * otherwise: clamp run intervals that began before the recording).
+	 */
+	int has_origin;
+	int64_t origin_ns;
+	/*
+	 * Bound on candidate edges (pairs within eps, before the hook runs),
+	 * checked in O(n log n) before edge memory is allocated: above it the
+	 * build fails with -E2BIG and allocates nothing for edges. 0 means
+	 * PREC_DEFAULT_MAX_EDGES(n). Never more than PREC_MAX_EDGES. Use
+	 * prec_count_candidates() to see how many an eps needs.
+	 */
+	uint64_t max_edges;
+	prec_edge_fn edge_fn;	/* NULL: keep every edge, category 0 */
+	void *edge_ctx;
+};
+
+#define PREC_DEFAULT_MAX_EDGES(n) (32 * (uint64_t)(n) + (1u << 20))
+#define PREC_MAX_EDGES ((uint64_t)UINT32_MAX - 1)
+#define PREC_MAX_TASKS ((uint64_t)UINT32_MAX - 1)
+
+/*
+ * A task graph in CSR form, owned by the library (read-only for callers).
+ * The predecessors of task t are the edges [pred_off[t], pred_off[t + 1]):
+ * pred[e] (a task id or PREC_ROOT), lag[e] >= 0 (the duration of the control
+ * task on the edge), kind[e] and cat[e]. Edge indices are stable and are what
+ * cpa.h hands back.
+ */
+struct prec_graph {
+	uint32_t n;		/* tasks */
+	uint32_t n_edges;
+	int64_t t0;		/* origin: relative time 0 */
+	int64_t eps_ns;
+	int64_t *dur;		/* [n] end - start */
+	uint32_t *order;	/* [n] a topological order (ids) */
+	uint32_t *pred_off;	/* [n + 1] */
+	uint32_t *pred;		/* [n_edges] */
+	int64_t *lag;		/* [n_edges] */
+	uint8_t *kind;		/* [n_edges] enum prec_edge_kind */
+	uint8_t *cat;		/* [n_edges] hook category, 0 without a hook */
+	/* What the build saw. */
+	uint64_t n_candidates;	/* pairs within eps + initial candidates */
+	uint32_t n_exact, n_gap, n_init;
+	uint64_t n_dropped;	/* candidates removed by the tie rule or the hook */
+};
+
+/*
+ * Sorted-scan reconstruction (Algorithm 4 with the §5.4.1 scan), in
+ * O(n log n + edges) time. The topological order is (start, end, id); every
+ * edge goes forward in it, so the graph is acyclic even with zero-duration
+ * tasks (§5.4.3). Memory: 16 bytes per task + 14 per edge when done, plus
+ * 16-32 bytes per task while sorting.
+ * Returns 0, -EINVAL (end < start, start < origin, eps < 0, times too large),
+ * -E2BIG (n or the edge budget), -ENOMEM, or the hook's error.
+ */
+int prec_graph__build(const struct prec_task *tasks, size_t n,
+		      const struct prec_opts *opts, struct prec_graph **out);
+
+/*
+ * Algorithm 4 literally, O(n^2): the reference for tests. Same graph (as a
+ * set of edges with lags, kinds and categories) and the same errors as
+ * prec_graph__build(); the hook is called in another order and the
+ * topological order is Kahn's.
+ */
+int prec_graph__build_naive(const struct prec_task *tasks, size_t n,
+			    const struct prec_opts *opts,
+			    struct prec_graph **out);
+
+/* Upper bound on the edges a build with these opts can make (no hook). */
+int prec_count_candidates(const struct prec_task *tasks, size_t n,
+			  const struct prec_opts *opts, uint64_t *count);
+
+/* An explicit task graph, e.g. a model's, for cpa.h. */
+struct prec_edge {
+	uint32_t from;		/* task id, or PREC_ROOT for a root lag */
+	uint32_t to;
+	int64_t lag;		/* >= 0 */
+	uint8_t kind;		/* stored as given */
+	uint8_t cat;
+};
+
+/*
+ * Builds a graph from n durations (>= 0) and edges; t0 and eps are 0.
+ * -EINVAL on a bad id, a negative duration or lag, a self-loop or a cycle.
+ */
+int prec_graph__from_edges(size_t n, const int64_t *dur,
+			   const struct prec_edge *edges, size_t n_edges,
+			   struct prec_graph **out);
+
+void prec_graph__free(struct prec_graph *g);
+
+#endif

@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Precedence-graph reconstruction (Hendriks & Vaandrager Alg. 2-4 with the
+ * decisions of ALGORITHMS.md §5.4).
+ *
+ * The sorted scan works per target instead of per source: the predecessors
+ * of t' are the tasks whose end lies in [s(t') - eps, s(t')]. With the tasks
+ * also sorted by end, that window is found by two pointers that only move
+ * forward while the targets go through the (start, end, id) order, and every
+ * task inside it is a candidate. So the scan touches exactly the candidate
+ * pairs, and the edges come out grouped by target, which is the CSR layout
+ * Algorithm 1 wants (no transpose, no second copy of the edges). A first pass
+ * counts the candidates per target, so the edge budget is checked before any
+ * edge memory exists and every target gets its slots up front.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "precedence.h"
+
+/* Relative times (x - t0) and eps stay below this, so sums of a few never overflow. */
+#define TIME_MAX (INT64_MAX / 4)
+
+struct build_ctx {
+	const struct prec_task *tasks;
+	uint32_t n;
+	int64_t t0;
+	int64_t eps;
+	uint64_t max_edges;
+};
+
+static int validate(const struct prec_task *tasks, size_t n,
+		    const struct prec_opts *opts, struct build_ctx *bc)
+{
+	static const struct prec_opts defaults;
+	int64_t lo = INT64_MAX;
+
+	if (!opts)
+		opts = &defaults;
+	if (n > PREC_MAX_TASKS)
+		return -E2BIG;
+	if (n && !tasks)
+		return -EINVAL;
+	if (opts->eps_ns < 0 || opts->eps_ns > TIME_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (tasks[i].end_ns < tasks[i].start_ns)
+			return -EINVAL;
+		if (tasks[i].start_ns < lo)
+			lo = tasks[i].start_ns;
+	}
+	bc->t0 = opts->has_origin ? opts->origin_ns : (n ? lo : 0);
+	for (size_t i = 0; i < n; i++) {
+		int64_t rel;
+
+		if (tasks[i].start_ns < bc->t0)
+			return -EINVAL;
+		if (__builtin_sub_overflow(tasks[i].end_ns, bc->t0, &rel) ||
+		    rel > TIME_MAX)
+			return -EINVAL;
+	}
+	bc->tasks = tasks;
+	bc->n = (uint32_t)n;
+	bc->eps = opts->eps_ns;
+	bc->max_edges = opts->max_edges ? opts->max_edges :
+					  PREC_DEFAULT_MAX_EDGES(n);
+	if (bc->max_edges > PREC_MAX_EDGES)
+		bc->max_edges = PREC_MAX_EDGES;
+	return 0;
+}
+
+static inline int64_t key_of(const struct prec_task *t, bool by_end)
+{
+	return by_end ? t->end_ns : t->start_ns;
+}
+
+static unsigned bits_for(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+
+struct kv {
+	uint64_t key;
+	uint64_t idx;
+};
+
+/*
+ * Stable LSD radix sort on bits [lo_bit, hi_bit) of KEY(element), moving
+ * between a and tmp; returns the one holding the result. Passes where every
+ * element falls into one bucket are skipped.
+ */
+#define DEFINE_RADIX(name, type, KEY)						\
+static type *name(type *a, type *tmp, uint32_t n, unsigned lo_bit,		\
+		  unsigned hi_bit, uint32_t *cnt)				\
+{										\
+	for (unsigned sh = lo_bit; sh < hi_bit; sh += RADIX_BITS) {		\
+		uint32_t sum = 0;						\
+		bool trivial = false;						\
+		type *t;							\
+										\
+		memset(cnt, 0, RADIX_SIZE * sizeof(*cnt));			\
+		for (uint32_t i = 0; i < n; i++)				\
+			cnt[(KEY(a[i]) >> sh) & (RADIX_SIZE - 1)]++;		\
+		for (uint32_t d = 0; d < RADIX_SIZE; d++) {			\
+			uint32_t c = cnt[d];					\
+										\
+			trivial |= c == n;					\
+			cnt[d] = sum;						\
+			sum += c;						\
+		}								\
+		if (trivial)							\
+			continue;						\
+		for (uint32_t i = 0; i < n; i++)				\
+			tmp[cnt[(KEY(a[i]) >> sh) & (RADIX_SIZE - 1)]++] = a[i];	\
+		t = a;								\
+		a = tmp;							\
+		tmp = t;							\
+	}									\
+	return a;								\
+}
+
+#define U64_KEY(x) (x)
+#define KV_KEY(x) ((x).key)
+DEFINE_RADIX(radix_u64, uint64_t, U64_KEY)
+DEFINE_RADIX(radix_kv, struct kv, KV_KEY)
+
+static int cmp_end_id(const void *pa, const void *pb, void *ctx)
+{
+	const struct prec_task *t = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	if (t[a].end_ns != t[b].end_ns)
+		return t[a].end_ns < t[b].end_ns ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* (start, id) order -> (start, end, id) order: fix the runs of equal starts. */
+static void fix_start_ties(const struct build_ctx *bc, uint32_t *order)
+{
+	const struct prec_task *t = bc->tasks;
+	uint32_t n = bc->n;
+
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i + 1;
+		bool sorted = true;
+
+		while (j < n && t[order[j]].start_ns == t[order[i]].start_ns) {
+			if (cmp_end_id(&order[j - 1], &order[j], (void *)t) > 0)
+				sorted = false;
+			j++;
+		}
+		if (!sorted)
+			qsort_r(order + i, j - i, sizeof(*order), cmp_end_id,
+				(void *)t);
+		i = j;
+	}
+}
+
+/* Scratch memory of the sorts, reused from one sort to the next. */
+struct sort_buf {
+	void *a, *tmp;
+	size_t bytes;		/* of each of a and tmp */
+	uint32_t cnt[RADIX_SIZE];
+};
+
+static int sort_buf_get(struct sort_buf *sb, size_t bytes)
+{
+	if (sb->bytes >= bytes)
+		return 0;
+	free(sb->a);
+	free(sb->tmp);
+	sb->a = malloc(bytes);
+	sb->tmp = malloc(bytes);
+	sb->bytes = sb->a && sb->tmp ? bytes : 0;
+	return sb->bytes ? 0 : -ENOMEM;
+}
+
+static void sort_buf_free(struct sort_buf *sb)
+{
+	if (!sb)
+		return;
+	free(sb->a);
+	free(sb->tmp);
+	free(sb);
+}
+
+/*
+ * out = the ids ordered by (key, id). Traces usually arrive nearly or fully
+ * sorted, so a sorted input costs one pass. Otherwise the key (relative to
+ * its minimum) and the id are packed into one 64-bit word when they fit
+ * (16 bytes per task while sorting), else sorted as 16-byte pairs.
+ */
+static int order_by(const struct build_ctx *bc, bool by_end, struct sort_buf *sb,
+		    uint32_t *out)
+{
+	const struct prec_task *t = bc->tasks;
+	uint32_t n = bc->n;
+	int64_t kmin, kmax;
+	bool sorted = true;
+	unsigned kbits, ibits;
+
+	if (!n)
+		return 0;
+	kmin = kmax = key_of(&t[0], by_end);
+	for (uint32_t i = 1; i < n; i++) {
+		int64_t k = key_of(&t[i], by_end);
+
+		if (k < key_of(&t[i - 1], by_end))
+			sorted = false;
+		if (k < kmin)
+			kmin = k;
+		if (k > kmax)
+			kmax = k;
+	}
+	if (sorted) {
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = i;
+		return 0;
+	}
+	kbits = bits_for((uint64_t)kmax - (uint64_t)kmin);
+	ibits = bits_for(n - 1);
+	if (kbits + ibits <= 64) {
+		uint64_t *a, *tmp;
+
+		if (sort_buf_get(sb, (size_t)n * sizeof(*a)))
+			return -ENOMEM;
+		a = sb->a;
+		tmp = sb->tmp;
+		for (uint32_t i = 0; i < n; i++)
+			a[i] = (((uint64_t)key_of(&t[i], by_end) - (uint64_t)kmin) << ibits) | i;
+		/* The id bits are already in order: a stable sort keeps them. */
+		a = radix_u64(a, tmp, n, ibits, ibits + kbits, sb->cnt);
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = (uint32_t)(a[i] & ((1ULL << ibits) - 1));
+	} else {
+		struct kv *a, *tmp;
+
+		if (sort_buf_get(sb, (size_t)n * sizeof(*a)))
+			return -ENOMEM;
+		a = sb->a;
+		tmp = sb->tmp;
+		for (uint32_t i = 0; i < n; i++) {
+			a[i].key = (uint64_t)key_of(&t[i], by_end) - (uint64_t)kmin;
+			a[i].idx = i;
+		}
+		a = radix_kv(a, tmp, n, 0, kbits, sb->cnt);
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = (uint32_t)a[i].idx;
+	}
+	return 0;
+}
+
+/* Both orders: order by (start, end, id), byend by (end, id). */
+static int sort_both(const struct build_ctx *bc, uint32_t *order, uint32_t *byend)
+{
+	struct sort_buf *sb = calloc(1, sizeof(*sb));
+	int err;
+
+	if (!sb)
+		return -ENOMEM;
+	err = order_by(bc, false, sb, order);
+	if (!err) {
+		fix_start_ties(bc, order);
+		err = order_by(bc, true, sb, byend);
+	}
+	sort_buf_free(sb);
+	return err;
+}
+
+static inline int64_t rel_start(const struct build_ctx *bc, uint32_t i)
+{
+	return bc->tasks[i].start_ns - bc->t0;
+}
+
+static inline int64_t rel_end(const struct build_ctx *bc, uint32_t i)
+{
+	return bc->tasks[i].end_ns - bc->t0;
+}
+
+static inline bool has_init(const struct build_ctx *bc, int64_t rs)
+{
+	return rs > 0 && rs <= bc->eps;
+}
+
+/*
+ * Moves the window [*lo, *hi) of byend over the tasks with a relative end in
+ * [rs - eps, rs]. rs never decreases from one call to the next.
+ */
+static inline void window(const struct build_ctx *bc, const uint32_t *byend,
+			  int64_t rs, uint32_t *lo, uint32_t *hi)
+{
+	while (*lo < bc->n && rel_end(bc, byend[*lo]) < rs - bc->eps)
+		(*lo)++;
+	if (*hi < *lo)
+		*hi = *lo;
+	while (*hi < bc->n && rel_end(bc, byend[*hi]) <= rs)
+		(*hi)++;
+}
+
+/*
+ * Candidates per target into cap[] (indexed by id), returning their sum.
+ * A zero-duration target lies in its own window; it is not counted.
+ */
+static uint64_t count_pass(const struct build_ctx *bc, const uint32_t *order,
+			   const uint32_t *byend, uint32_t *cap)
+{
+	uint32_t lo = 0, hi = 0;
+	uint64_t total = 0;
+
+	for (uint32_t p = 0; p < bc->n; p++) {
+		uint32_t v = order[p];
+		int64_t rs = rel_start(bc, v);
+		uint64_t c;
+
+		window(bc, byend, rs, &lo, &hi);
+		c = hi - lo;
+		if (rel_end(bc, v) == rs)
+			c--;
+		c += has_init(bc, rs);
+		total += c;
+		if (cap)
+			cap[v] = (uint32_t)(c > UINT32_MAX ? UINT32_MAX : c);
+	}
+	return total;
+}
+
+void prec_graph__free(struct prec_graph *g)
+{
+	if (!g)
+		return;
+	free(g->dur);
+	free(g->order);
+	free(g->pred_off);
+	free(g->pred);
+	free(g->lag);
+	free(g->kind);
+	free(g->cat);
+	free(g);
+}
+
+static int alloc_edges(struct prec_graph *g, uint64_t m)
+{
+	size_t k = m ? (size_t)m : 1;
+
+	g->pred = malloc(k * sizeof(*g->pred));
+	g->lag = malloc(k * sizeof(*g->lag));
+	g->kind = malloc(k);
+	g->cat = malloc(k);
+	if (!g->pred || !g->lag || !g->kind || !g->cat)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Gives the unused tail of the edge arrays back. */
+static void shrink_edges(struct prec_graph *g, uint64_t m)
+{
+	size_t k = m ? (size_t)m : 1;
+	void *p;
+
+	if ((p = realloc(g->pred, k * sizeof(*g->pred))))
+		g->pred = p;
+	if ((p = realloc(g->lag, k * sizeof(*g->lag))))
+		g->lag = p;
+	if ((p = realloc(g->kind, k)))
+		g->kind = p;
+	if ((p = realloc(g->cat, k)))
+		g->cat = p;
+}
+
+static inline void put_edge(struct prec_graph *g, uint32_t e, uint32_t from,
+			    int64_t lag, uint8_t kind, uint8_t cat)
+{
+	g->pred[e] = from;
+	g->lag[e] = lag;
+	g->kind[e] = kind;
+	g->cat[e] = cat;
+}
+
+static void count_kinds(struct prec_graph *g)
+{
+	g->n_exact = g->n_gap = g->n_init = 0;
+	for (uint32_t e = 0; e < g->n_edges; e++) {
+		switch (g->kind[e]) {
+		case PREC_EDGE_EXACT:
+			g->n_exact++;
+			break;
+		case PREC_EDGE_GAP:
+			g->n_gap++;
+			break;
+		case PREC_EDGE_INIT:
+			g->n_init++;
+			break;
+		}
+	}
+}
+
+/*
+ * The one place where the hook and the tie rule decide. Returns 1 keep,
+ * 0 drop, < 0 error. The tie rule (§5.4.3): between two zero-duration tasks
+ * at the same instant only the edge from the lower id survives; e(t) = s(t')
+ * then implies both have the same (start, end), so that is the lower
+ * (start, end, id) key.
+ */
+static inline int decide(const struct build_ctx *bc,
+			 const struct prec_opts *opts, uint32_t from,
+			 uint32_t to, int64_t gap, enum prec_edge_kind kind,
+			 uint8_t *cat)
+{
+	*cat = 0;
+	if (kind == PREC_EDGE_EXACT && from > to &&
+	    bc->tasks[from].start_ns == bc->tasks[from].end_ns &&
+	    bc->tasks[to].start_ns == bc->tasks[to].end_ns)
+		return 0;
+	if (opts && opts->edge_fn) {
+		int r = opts->edge_fn(opts->edge_ctx, from, to, gap, kind, cat);
+
+		return r < 0 ? r : r > 0;
+	}
+	return 1;
+}
+
+static struct prec_graph *graph_new(const struct build_ctx *bc)
+{
+	struct prec_graph *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->n = bc->n;
+	g->t0 = bc->t0;
+	g->eps_ns = bc->eps;
+	return g;
+}
+
+static int fill_dur(struct prec_graph *g, const struct prec_task *tasks)
+{
+	g->dur = malloc((g->n ? g->n : 1) * sizeof(*g->dur));
+	if (!g->dur)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < g->n; i++)
+		g->dur[i] = tasks[i].end_ns - tasks[i].start_ns;
+	return 0;
+}
+
+int prec_count_candidates(const struct prec_task *tasks, size_t n,
+			  const struct prec_opts *opts, uint64_t *count)
+{
+	struct build_ctx bc;
+	uint32_t *order = NULL, *byend = NULL;
+	int err;
+
+	err = validate(tasks, n, opts, &bc);
+	if (err)
+		return err;
+	order = malloc((n ? n : 1) * sizeof(*order));
+	byend = malloc((n ? n : 1) * sizeof(*byend));
+	err = -ENOMEM;
+	if (!order || !byend)
+		goto out;
+	err = sort_both(&bc, order, byend);
+	if (!err)
+		*count = count_pass(&bc, order, byend, NULL);
+out:
+	free(order);
+	free(byend);
+	return err;
+}
+
+int prec_graph__build(const struct prec_task *tasks, size_t n,
+		      const struct prec_opts *opts, struct prec_graph **out)
+{
+	struct build_ctx bc;
+	struct prec_graph *g = NULL;
+	uint32_t *byend = NULL;
+	uint64_t total, kept = 0;
+	uint32_t lo = 0, hi = 0;
+	int err;
+
+	*out = NULL;
+	err = validate(tasks, n, opts, &bc);
+	if (err)
+		return err;
+	g = graph_new(&bc);
+	if (!g)
+		return -ENOMEM;
+	err = -ENOMEM;
+	g->order = malloc((n ? n : 1) * sizeof(*g->order));
+	byend = malloc((n ? n : 1) * sizeof(*byend));
+	g->pred_off = malloc((n + 1) * sizeof(*g->pred_off));
+	if (!g->order || !byend || !g->pred_off)
+		goto fail;
+	err = sort_both(&bc, g->order, byend);
+	if (err)
+		goto fail;
+
+	/* Pass 1: slots per target (cap in pred_off[1..n], then offsets). */
+	total = count_pass(&bc, g->order, byend, g->pred_off + 1);
+	g->n_candidates = total;
+	if (total > bc.max_edges) {
+		err = -E2BIG;
+		goto fail;
+	}
+	g->pred_off[0] = 0;
+	for (uint32_t i = 0; i < bc.n; i++)
+		g->pred_off[i + 1] += g->pred_off[i];
+	err = -ENOMEM;
+	if (alloc_edges(g, total))
+		goto fail;
+
+	/* Pass 2: the edges themselves, each target into its own slots. */
+	for (uint32_t p = 0; p < bc.n; p++) {
+		uint32_t v = g->order[p], e = g->pred_off[v], c = 0;
+		int64_t rs = rel_start(&bc, v);
+		uint8_t cat;
+
+		window(&bc, byend, rs, &lo, &hi);
+		for (uint32_t k = lo; k < hi; k++) {
+			uint32_t u = byend[k];
+			int64_t gap = rs - rel_end(&bc, u);
+			enum prec_edge_kind kind = gap ? PREC_EDGE_GAP :
+							 PREC_EDGE_EXACT;
+
+			if (u == v)
+				continue;
+			err = decide(&bc, opts, u, v, gap, kind, &cat);
+			if (err < 0)
+				goto fail;
+			if (err)
+				put_edge(g, e + c++, u, gap, kind, cat);
+		}
+		if (has_init(&bc, rs)) {
+			err = decide(&bc, opts, PREC_ROOT, v, rs,
+				     PREC_EDGE_INIT, &cat);
+			if (err < 0)
+				goto fail;
+			if (err)
+				put_edge(g, e + c++, PREC_ROOT, rs,
+					 PREC_EDGE_INIT, cat);
+		}
+		/* A target never precedes itself: it marks the end of its list. */
+		if (e + c < g->pred_off[v + 1])
+			g->pred[e + c] = v;
+		kept += c;
+	}
+	free(byend);
+	byend = NULL;
+
+	if (kept < total) {
+		/* Close the holes the tie rule and the hook left. */
+		uint32_t w = 0, r = 0;
+
+		for (uint32_t v = 0; v < bc.n; v++) {
+			uint32_t r_end = g->pred_off[v + 1], c = 0;
+
+			while (r + c < r_end && g->pred[r + c] != v)
+				c++;
+			g->pred_off[v] = w;
+			if (r != w) {
+				memmove(g->pred + w, g->pred + r, c * sizeof(*g->pred));
+				memmove(g->lag + w, g->lag + r, c * sizeof(*g->lag));
+				memmove(g->kind + w, g->kind + r, c);
+				memmove(g->cat + w, g->cat + r, c);
+			}
+			w += c;
+			r = r_end;
+		}
+		g->pred_off[bc.n] = w;
+		shrink_edges(g, kept);
+	}
+	g->n_edges = (uint32_t)kept;
+	g->n_dropped = total - kept;
+	err = fill_dur(g, tasks);
+	if (err)
+		goto fail;
+	count_kinds(g);
+	*out = g;
+	return 0;
+fail:
+	free(byend);
+	prec_graph__free(g);
+	return err;
+}
+
+/*
+ * CSR by target from an edge list (stable per target), and Kahn's
+ * topological order (FIFO, ids in increasing order first). -EINVAL on a cycle.
+ */
+static int graph_from_list(struct prec_graph *g, const struct prec_edge *el,
+			   uint64_t m)
+{
+	uint32_t n = g->n, *succ_off = NULL, *succ = NULL, *indeg = NULL;
+	uint32_t head = 0, tail = 0;
+	int err = -ENOMEM;
+
+	g->pred_off = calloc((size_t)n + 1, sizeof(*g->pred_off));
+	g->order = malloc((n ? n : 1) * sizeof(*g->order));
+	if (!g->pred_off || !g->order || alloc_edges(g, m))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m; i++)
+		g->pred_off[el[i].to + 1]++;
+	for (uint32_t v = 0; v < n; v++)
+		g->pred_off[v + 1] += g->pred_off[v];
+	indeg = calloc((size_t)n + 1, sizeof(*indeg));
+	succ_off = calloc((size_t)n + 2, sizeof(*succ_off));
+	succ = malloc((m ? m : 1) * sizeof(*succ));
+	if (!indeg || !succ_off || !succ)
+		goto out;
+	/* indeg doubles as the fill cursor per target here. */
+	for (uint64_t i = 0; i < m; i++) {
+		uint32_t v = el[i].to;
+
+		put_edge(g, g->pred_off[v] + indeg[v]++, el[i].from, el[i].lag,
+			 el[i].kind, el[i].cat);
+		if (el[i].from != PREC_ROOT)
+			succ_off[el[i].from + 2]++;
+	}
+	for (uint32_t v = 0; v < n; v++)
+		succ_off[v + 2] += succ_off[v + 1];
+	memset(indeg, 0, ((size_t)n + 1) * sizeof(*indeg));
+	for (uint64_t i = 0; i < m; i++) {
+		if (el[i].from == PREC_ROOT)
+			continue;
+		succ[succ_off[el[i].from + 1]++] = el[i].to;
+		indeg[el[i].to]++;
+	}
+	/* succ_off[v .. v+1] now delimits the successors of v. */
+	for (uint32_t v = 0; v < n; v++)
+		if (!indeg[v])
+			g->order[tail++] = v;
+	while (head < tail) {
+		uint32_t u = g->order[head++];
+
+		for (uint32_t k = succ_off[u]; k < succ_off[u + 1]; k++)
+			if (!--indeg[succ[k]])
+				g->order[tail++] = succ[k];
+	}
+	err = tail == n ? 0 : -EINVAL;
+out:
+	free(indeg);
+	free(succ_off);
+	free(succ);
+	return err;
+}
+
+int prec_graph__build_naive(const struct prec_task *tasks, size_t n,
+			    const struct prec_opts *opts,
+			    struct prec_graph **out)
+{
+	struct build_ctx bc;
+	struct prec_graph *g;
+	struct prec_edge *el = NULL;
+	uint64_t total = 0, m = 0;
+	int err;
+
+	*out = NULL;
+	err = validate(tasks, n, opts, &bc);
+	if (err)
+		return err;
+	/* The budget counts the same candidates as the sorted scan. */
+	for (uint32_t t = 0; t < bc.n; t++) {
+		for (uint32_t u = 0; u < bc.n; u++) {
+			int64_t gap = rel_start(&bc, u) - rel_end(&bc, t);
+
+			total += t != u && gap >= 0 && gap <= bc.eps;
+		}
+		total += has_init(&bc, rel_start(&bc, t));
+	}
+	if (total > bc.max_edges)
+		return -E2BIG;
+	g = graph_new(&bc);
+	if (!g)
+		return -ENOMEM;
+	g->n_candidates = total;
+	err = -ENOMEM;
+	el = malloc((total ? total : 1) * sizeof(*el));
+	if (!el)
+		goto fail;
+	/* Algorithm 4, lines 3-20, over the original tasks only (§5.4.7). */
+	for (uint32_t t = 0; t < bc.n; t++) {
+		int64_t st = rel_start(&bc, t);
+		uint8_t cat;
+
+		for (uint32_t u = 0; u < bc.n; u++) {
+			int64_t gap = rel_start(&bc, u) - rel_end(&bc, t);
+			enum prec_edge_kind kind;
+
+			if (t == u)
+				continue;
+			if (gap == 0)
+				kind = PREC_EDGE_EXACT;
+			else if (gap > 0 && gap <= bc.eps)
+				kind = PREC_EDGE_GAP;
+			else
+				continue;
+			err = decide(&bc, opts, t, u, gap, kind, &cat);
+			if (err < 0)
+				goto fail;
+			if (err)
+				el[m++] = (struct prec_edge){ t, u, gap, kind, cat };
+		}
+		if (has_init(&bc, st)) {
+			err = decide(&bc, opts, PREC_ROOT, t, st,
+				     PREC_EDGE_INIT, &cat);
+			if (err < 0)
+				goto fail;
+			if (err)
+				el[m++] = (struct prec_edge){ PREC_ROOT, t, st,
+							      PREC_EDGE_INIT, cat };
+		}
+	}
+	err = graph_from_list(g, el, m);
+	if (err)
+		goto fail;
+	g->n_edges = (uint32_t)m;
+	g->n_dropped = total - m;
+	err = fill_dur(g, tasks);
+	if (err)
+		goto fail;
+	count_kinds(g);
+	free(el);
+	*out = g;
+	return 0;
+fail:
+	free(el);
+	prec_graph__free(g);
+	return err;
+}
+
+int prec_graph__from_edges(size_t n, const int64_t *dur,
+			   const struct prec_edge *edges, size_t n_edges,
+			   struct prec_graph **out)
+{
+	struct prec_graph *g;
+	int err;
+
+	*out = NULL;
+	if (n > PREC_MAX_TASKS || n_edges > PREC_MAX_EDGES)
+		return -E2BIG;
+	if ((n && !dur) || (n_edges && !edges))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (dur[i] < 0)
+			return -EINVAL;
+	for (size_t i = 0; i < n_edges; i++) {
+		const struct prec_edge *e = &edges[i];
+
+		if (e->to >= n || e->lag < 0 || e->from == e->to ||
+		    (e->from != PREC_ROOT && e->from >= n))
+			return -EINVAL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->n = (uint32_t)n;
+	g->dur = malloc((n ? n : 1) * sizeof(*g->dur));
+	err = -ENOMEM;
+	if (!g->dur)
+		goto fail;
+	if (n)
+		memcpy(g->dur, dur, n * sizeof(*dur));
+	err = graph_from_list(g, edges, n_edges);
+	if (err)
+		goto fail;
+	g->n_edges = (uint32_t)n_edges;
+	g->n_candidates = n_edges;
+	count_kinds(g);
+	*out = g;
+	return 0;
+fail:
+	prec_graph__free(g);
+	return err;
+}

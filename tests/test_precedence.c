@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: MIT
+/* Precedence-graph reconstruction: TV-6.2 to TV-6.4, naive = sorted scan. */
+#include <errno.h>
+#include <stdint.h>
+
+#include "precedence.h"
+#include "testutil.h"
+
+struct ed {
+	uint32_t from, to;
+	int64_t lag;
+	int kind, cat;
+};
+
+static int ed_cmp(const void *pa, const void *pb)
+{
+	const struct ed *a = pa, *b = pb;
+
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->lag != b->lag)
+		return a->lag < b->lag ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind - b->kind;
+	return a->cat - b->cat;
+}
+
+/* The graph as a sorted edge set. */
+static struct ed *edges_of(const struct prec_graph *g)
+{
+	struct ed *v = malloc((g->n_edges + 1) * sizeof(*v));
+	uint32_t k = 0;
+
+	cr_assert(v);
+	cr_assert_eq(g->pred_off[0], 0);
+	cr_assert_eq(g->pred_off[g->n], g->n_edges);
+	for (uint32_t t = 0; t < g->n; t++) {
+		cr_assert_leq(g->pred_off[t], g->pred_off[t + 1]);
+		for (uint32_t e = g->pred_off[t]; e < g->pred_off[t + 1]; e++)
+			v[k++] = (struct ed){ g->pred[e], t, g->lag[e], g->kind[e], g->cat[e] };
+	}
+	qsort(v, k, sizeof(*v), ed_cmp);
+	return v;
+}
+
+/* Every edge goes forward in g->order, which is a permutation. */
+static void assert_topological(const struct prec_graph *g)
+{
+	uint32_t *pos = malloc((g->n + 1) * sizeof(*pos));
+
+	cr_assert(pos);
+	for (uint32_t t = 0; t < g->n; t++)
+		pos[t] = UINT32_MAX;
+	for (uint32_t p = 0; p < g->n; p++) {
+		cr_assert_lt(g->order[p], g->n);
+		cr_assert_eq(pos[g->order[p]], UINT32_MAX, "order repeats a task");
+		pos[g->order[p]] = p;
+	}
+	for (uint32_t t = 0; t < g->n; t++)
+		for (uint32_t e = g->pred_off[t]; e < g->pred_off[t + 1]; e++)
+			if (g->pred[e] != PREC_ROOT)
+				cr_assert_lt(pos[g->pred[e]], pos[t], "edge %u->%u goes backwards",
+					     g->pred[e], t);
+	free(pos);
+}
+
+static void assert_same_graph(const struct prec_graph *a, const struct prec_graph *b,
+			      unsigned long long seed)
+{
+	struct ed *ea, *eb;
+
+	cr_assert_eq(a->n, b->n, "seed %llu", seed);
+	cr_assert_eq(a->n_edges, b->n_edges, "seed %llu: %u vs %u edges", seed,
+		     a->n_edges, b->n_edges);
+	cr_assert_eq(a->t0, b->t0, "seed %llu", seed);
+	cr_assert_eq(a->n_candidates, b->n_candidates, "seed %llu", seed);
+	cr_assert_eq(a->n_dropped, b->n_dropped, "seed %llu", seed);
+	ea = edges_of(a);
+	eb = edges_of(b);
+	for (uint32_t i = 0; i < a->n_edges; i++)
+		cr_assert(!ed_cmp(&ea[i], &eb[i]),
+			  "seed %llu: edge %u differs: %u->%u lag %lld kind %d vs %u->%u lag %lld kind %d",
+			  seed, i, ea[i].from, ea[i].to, (long long)ea[i].lag, ea[i].kind,
+			  eb[i].from, eb[i].to, (long long)eb[i].lag, eb[i].kind);
+	for (uint32_t t = 0; t < a->n; t++)
+		cr_assert_eq(a->dur[t], b->dur[t]);
+	free(ea);
+	free(eb);
+}
+
+/* Builds with both algorithms, checks they agree, returns the sorted-scan one. */
+static struct prec_graph *build_both(const struct prec_task *t, size_t n,
+				     const struct prec_opts *o)
+{
+	struct prec_graph *g, *gn;
+
+	cr_assert_eq(prec_graph__build(t, n, o, &g), 0);
+	cr_assert_eq(prec_graph__build_naive(t, n, o, &gn), 0);
+	assert_same_graph(g, gn, 0);
+	assert_topological(g);
+	assert_topological(gn);
+	prec_graph__free(gn);
+	return g;
+}
+
+/* The expected edges, given in any order. */
+static void assert_edges(const struct prec_graph *g, const struct ed *want, size_t n)
+{
+	struct ed *w = malloc((n + 1) * sizeof(*w)), *got = edges_of(g);
+
+	memcpy(w, want, n * sizeof(*w));
+	qsort(w, n, sizeof(*w), ed_cmp);
+	cr_assert_eq(g->n_edges, n, "%u edges, want %zu", g->n_edges, n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert(!ed_cmp(&w[i], &got[i]),
+			  "edge %zu: got %u->%u lag %lld kind %d, want %u->%u lag %lld kind %d", i,
+			  got[i].from, got[i].to, (long long)got[i].lag, got[i].kind,
+			  w[i].from, w[i].to, (long long)w[i].lag, w[i].kind);
+	free(w);
+	free(got);
+}
+
+#define R PREC_ROOT
+#define X PREC_EDGE_EXACT
+#define G PREC_EDGE_GAP
+#define I PREC_EDGE_INIT
+
+/* TV-6.2: A(0,1) B(1,3) C(1,6) D(3,4) F(3,4) E(6,8). */
+enum { A2, B2, C2, D2, F2, E2 };
+static const struct prec_task tv62[] = {
+	{ 0, 1 }, { 1, 3 }, { 1, 6 }, { 3, 4 }, { 3, 4 }, { 6, 8 },
+};
+
+Test(precedence, tv62_exact_adjacency)
+{
+	struct prec_graph *g = build_both(tv62, 6, NULL);
+	const struct ed want[] = {
+		{ A2, B2, 0, X, 0 }, { A2, C2, 0, X, 0 }, { B2, D2, 0, X, 0 },
+		{ B2, F2, 0, X, 0 }, { C2, E2, 0, X, 0 },
+	};
+	const uint32_t order[] = { A2, B2, C2, D2, F2, E2 };
+
+	assert_edges(g, want, 5);
+	cr_assert_eq(g->t0, 0);
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(g->order[i], order[i]);
+	cr_assert_eq(g->n_exact, 5);
+	cr_assert_eq(g->n_gap + g->n_init, 0);
+	prec_graph__free(g);
+}
+
+/* TV-6.3: A[1,2) B[2,4) C[3,8) F[4,5) D[5,6) E[9,11). */
+enum { A3, B3, C3, F3, D3, E3 };
+static const struct prec_task tv63[] = {
+	{ 1, 2 }, { 2, 4 }, { 3, 8 }, { 4, 5 }, { 5, 6 }, { 9, 11 },
+};
+
+static struct prec_graph *tv63_graph(int64_t eps, int origin0)
+{
+	struct prec_opts o = { .eps_ns = eps, .has_origin = origin0, .origin_ns = 0 };
+
+	return build_both(tv63, 6, &o);
+}
+
+#define EXACT63 { A3, B3, 0, X, 0 }, { B3, F3, 0, X, 0 }, { F3, D3, 0, X, 0 }
+#define EPS1_63 EXACT63, { A3, C3, 1, G, 0 }, { B3, D3, 1, G, 0 }, { C3, E3, 1, G, 0 }, \
+		{ R, A3, 1, I, 0 }
+#define EPS2_63 EPS1_63, { A3, F3, 2, G, 0 }, { R, B3, 2, I, 0 }
+#define EPS3_63 EPS2_63, { A3, D3, 3, G, 0 }, { D3, E3, 3, G, 0 }, { R, C3, 3, I, 0 }
+
+Test(precedence, tv63_eps0)
+{
+	struct prec_graph *g = tv63_graph(0, 1);
+	const struct ed want[] = { EXACT63 };
+
+	assert_edges(g, want, 3);
+	prec_graph__free(g);
+}
+
+Test(precedence, tv63_eps1)
+{
+	struct prec_graph *g = tv63_graph(1, 1);
+	const struct ed want[] = { EPS1_63 };
+
+	assert_edges(g, want, 7);
+	cr_assert_eq(g->n_exact, 3);
+	cr_assert_eq(g->n_gap, 3);
+	cr_assert_eq(g->n_init, 1);
+	prec_graph__free(g);
+}
+
+Test(precedence, tv63_eps2)
+{
+	struct prec_graph *g = tv63_graph(2, 1);
+	const struct ed want[] = { EPS2_63 };
+
+	assert_edges(g, want, 9);
+	prec_graph__free(g);
+}
+
+Test(precedence, tv63_eps3)
+{
+	struct prec_graph *g = tv63_graph(3, 1);
+	const struct ed want[] = { EPS3_63 };
+
+	assert_edges(g, want, 12);
+	cr_assert_eq(g->n_candidates, 12);
+	cr_assert_eq(g->n_dropped, 0);
+	prec_graph__free(g);
+}
+
+/* Origin = earliest start (1): A gets no initial control task, B gets (->B,1). */
+Test(precedence, tv63_origin_earliest)
+{
+	struct prec_graph *g = tv63_graph(1, 0);
+	const struct ed want[] = {
+		EXACT63, { A3, C3, 1, G, 0 }, { B3, D3, 1, G, 0 }, { C3, E3, 1, G, 0 },
+		{ R, B3, 1, I, 0 },
+	};
+
+	cr_assert_eq(g->t0, 1);
+	assert_edges(g, want, 7);
+	prec_graph__free(g);
+}
+
+/* TV-6.4: X[5,5) Y[5,5): exactly one edge, from the lower (s, e, id) key. */
+Test(precedence, tv64_zero_duration_tie)
+{
+	const struct prec_task xy[] = { { 5, 5 }, { 5, 5 } };
+	struct prec_opts o = { .eps_ns = 1 };
+	struct prec_graph *g = build_both(xy, 2, &o);
+	const struct ed want[] = { { 0, 1, 0, X, 0 } };
+
+	assert_edges(g, want, 1);
+	cr_assert_eq(g->order[0], 0);
+	cr_assert_eq(g->order[1], 1);
+	cr_assert_eq(g->n_candidates, 2);
+	cr_assert_eq(g->n_dropped, 1);
+	prec_graph__free(g);
+
+	/* Origin 4: both get an initial control task of 1, still one X->Y edge. */
+	o.has_origin = 1;
+	o.origin_ns = 4;
+	g = build_both(xy, 2, &o);
+	const struct ed want2[] = { { 0, 1, 0, X, 0 }, { R, 0, 1, I, 0 }, { R, 1, 1, I, 0 } };
+
+	assert_edges(g, want2, 3);
+	prec_graph__free(g);
+}
+
+/* Three tasks at one instant plus a task before and after: a complete DAG in id order. */
+Test(precedence, zero_duration_group)
+{
+	const struct prec_task t[] = { { 7, 7 }, { 3, 7 }, { 7, 7 }, { 7, 9 }, { 7, 7 } };
+	struct prec_graph *g = build_both(t, 5, NULL);
+	const struct ed want[] = {
+		{ 1, 0, 0, X, 0 }, { 1, 2, 0, X, 0 }, { 1, 4, 0, X, 0 }, { 1, 3, 0, X, 0 },
+		{ 0, 2, 0, X, 0 }, { 0, 4, 0, X, 0 }, { 2, 4, 0, X, 0 },
+		{ 0, 3, 0, X, 0 }, { 2, 3, 0, X, 0 }, { 4, 3, 0, X, 0 },
+	};
+	const uint32_t order[] = { 1, 0, 2, 4, 3 };
+
+	assert_edges(g, want, 10);
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(g->order[i], order[i]);
+	prec_graph__free(g);
+}
+
+struct hook_ctx {
+	int calls;
+	int fail_at;
+};
+
+/* Drops gaps of 2, tags exact edges 7 and the rest with their lag + 10. */
+static int hook(void *ctx, uint32_t from, uint32_t to, int64_t gap,
+		enum prec_edge_kind kind, uint8_t *cat)
+{
+	struct hook_ctx *h = ctx;
+
+	cr_assert_eq(*cat, 0);
+	cr_assert_neq(from, to);
+	if (++h->calls == h->fail_at)
+		return -EIO;
+	if (kind == PREC_EDGE_GAP && gap == 2)
+		return 0;
+	*cat = kind == PREC_EDGE_EXACT ? 7 : (uint8_t)(gap + 10);
+	return 1;
+}
+
+Test(precedence, hook_drops_and_tags)
+{
+	struct hook_ctx h = { 0, 0 };
+	struct prec_opts o = { .eps_ns = 3, .has_origin = 1, .edge_fn = hook, .edge_ctx = &h };
+	struct prec_graph *g, *gn;
+	const struct ed want[] = {
+		{ A3, B3, 0, X, 7 }, { B3, F3, 0, X, 7 }, { F3, D3, 0, X, 7 },
+		{ A3, C3, 1, G, 11 }, { B3, D3, 1, G, 11 }, { C3, E3, 1, G, 11 },
+		{ R, A3, 1, I, 11 }, { R, B3, 2, I, 12 },
+		{ A3, D3, 3, G, 13 }, { D3, E3, 3, G, 13 }, { R, C3, 3, I, 13 },
+	};
+
+	cr_assert_eq(prec_graph__build(tv63, 6, &o, &g), 0);
+	cr_assert_eq(h.calls, 12, "the hook sees every candidate once");
+	assert_edges(g, want, 11);
+	cr_assert_eq(g->n_dropped, 1);
+	h.calls = 0;
+	cr_assert_eq(prec_graph__build_naive(tv63, 6, &o, &gn), 0);
+	cr_assert_eq(h.calls, 12);
+	assert_same_graph(g, gn, 0);
+	prec_graph__free(g);
+	prec_graph__free(gn);
+}
+
+Test(precedence, hook_error_stops_build)
+{
+	struct hook_ctx h = { 0, 5 };
+	struct prec_opts o = { .eps_ns = 3, .has_origin = 1, .edge_fn = hook, .edge_ctx = &h };
+	struct prec_graph *g = (void *)1;
+
+	cr_assert_eq(prec_graph__build(tv63, 6, &o, &g), -EIO);
+	cr_assert_null(g);
+	cr_assert_eq(h.calls, 5);
+	h.calls = 0;
+	cr_assert_eq(prec_graph__build_naive(tv63, 6, &o, &g), -EIO);
+	cr_assert_null(g);
+}
+
+Test(precedence, bad_input)
+{
+	const struct prec_task bad[] = { { 0, 1 }, { 5, 4 } };
+	const struct prec_task ok[] = { { 10, 12 }, { 12, 20 } };
+	struct prec_opts o = { 0 };
+	struct prec_graph *g;
+
+	cr_assert_eq(prec_graph__build(bad, 2, NULL, &g), -EINVAL);
+	cr_assert_eq(prec_graph__build_naive(bad, 2, NULL, &g), -EINVAL);
+	o.eps_ns = -1;
+	cr_assert_eq(prec_graph__build(ok, 2, &o, &g), -EINVAL);
+	o.eps_ns = INT64_MAX;
+	cr_assert_eq(prec_graph__build(ok, 2, &o, &g), -EINVAL);
+	o.eps_ns = 0;
+	o.has_origin = 1;
+	o.origin_ns = 11;	/* after the first start */
+	cr_assert_eq(prec_graph__build(ok, 2, &o, &g), -EINVAL);
+	o.origin_ns = INT64_MIN;	/* relative times overflow */
+	cr_assert_eq(prec_graph__build(ok, 2, &o, &g), -EINVAL);
+	cr_assert_eq(prec_graph__build(NULL, 2, NULL, &g), -EINVAL);
+
+	/* No tasks: an empty graph. */
+	cr_assert_eq(prec_graph__build(NULL, 0, NULL, &g), 0);
+	cr_assert_eq(g->n, 0);
+	cr_assert_eq(g->n_edges, 0);
+	cr_assert_eq(g->pred_off[0], 0);
+	prec_graph__free(g);
+}
+
+/* Large eps on a dense trace: a clear -E2BIG before any edge memory. */
+Test(precedence, edge_budget)
+{
+	enum { N = 3000 };
+	struct prec_task *t = malloc(N * sizeof(*t));
+	struct prec_opts o = { .eps_ns = 1000 };
+	struct prec_graph *g;
+	uint64_t cnt;
+
+	for (int i = 0; i < N; i++)
+		t[i] = (struct prec_task){ i, i + 1 };
+	/*
+	 * Task i precedes i+1 .. i+1001 (gaps 0..1000), and tasks 1..1000 start
+	 * within eps of the origin 0.
+	 */
+	cr_assert_eq(prec_count_candidates(t, N, &o, &cnt), 0);
+	cr_assert_eq(cnt, (uint64_t)(N - 1001) * 1001 + 1000 * 1001 / 2 + 1000);
+	o.max_edges = cnt - 1;
+	cr_assert_eq(prec_graph__build(t, N, &o, &g), -E2BIG);
+	cr_assert_eq(prec_graph__build_naive(t, N, &o, &g), -E2BIG);
+	o.max_edges = cnt;
+	cr_assert_eq(prec_graph__build(t, N, &o, &g), 0);
+	cr_assert_eq(g->n_edges, cnt);
+	prec_graph__free(g);
+
+	/* The default budget (32 n + 2^20) refuses ~n^2/2 edges. */
+	o.max_edges = 0;
+	o.eps_ns = N;
+	cr_assert_eq(prec_count_candidates(t, N, &o, &cnt), 0);
+	cr_assert_eq(cnt, (uint64_t)N * (N - 1) / 2 + N - 1);
+	cr_assert_eq(prec_graph__build(t, N, &o, &g), -E2BIG);
+	free(t);
+}
+
+static void random_tasks(unsigned long long *s, struct prec_task *t, size_t n,
+			 int64_t span, int64_t maxdur)
+{
+	for (size_t i = 0; i < n; i++) {
+		int64_t st = tu_rand_range(s, 0, span);
+
+		t[i] = (struct prec_task){ st, st + tu_rand_range(s, 0, maxdur) };
+	}
+}
+
+static int hash_hook(void *ctx, uint32_t from, uint32_t to, int64_t gap,
+		     enum prec_edge_kind kind, uint8_t *cat)
+{
+	uint64_t h = ((uint64_t)from * 2654435761u) ^ ((uint64_t)to * 40503u) ^ (uint64_t)gap;
+
+	(void)ctx;
+	if (h % 5 == 0)
+		return 0;
+	*cat = (uint8_t)(h % 7 + kind);
+	return 1;
+}
+
+/* Many coincidences: small time range, many zero durations, random eps and origin. */
+Test(precedence, naive_equals_sorted_random)
+{
+	for (unsigned long long seed = 1; seed <= 3000; seed++) {
+		unsigned long long s = seed * 0x9E3779B97F4A7C15ULL;
+		size_t n = (size_t)tu_rand_range(&s, 1, 60);
+		struct prec_task t[60];
+		struct prec_opts o = { .eps_ns = tu_rand_range(&s, 0, 6) };
+		struct prec_graph *g, *gn;
+		int64_t lo = INT64_MAX;
+
+		random_tasks(&s, t, n, tu_rand_range(&s, 0, 40), tu_rand_range(&s, 0, 6));
+		for (size_t i = 0; i < n; i++)
+			lo = t[i].start_ns < lo ? t[i].start_ns : lo;
+		if (tu_rand(&s) & 1) {
+			o.has_origin = 1;
+			o.origin_ns = lo - tu_rand_range(&s, 0, 8);
+		}
+		if (seed % 3 == 0)
+			o.edge_fn = hash_hook;
+		cr_assert_eq(prec_graph__build(t, n, &o, &g), 0, "seed %llu", seed);
+		cr_assert_eq(prec_graph__build_naive(t, n, &o, &gn), 0, "seed %llu", seed);
+		assert_same_graph(g, gn, seed);
+		assert_topological(g);
+		assert_topological(gn);
+		/* The sorted-scan order is (start, end, id). */
+		for (uint32_t p = 1; p < g->n; p++) {
+			const struct prec_task *a = &t[g->order[p - 1]], *b = &t[g->order[p]];
+
+			cr_assert(a->start_ns < b->start_ns ||
+				  (a->start_ns == b->start_ns &&
+				   (a->end_ns < b->end_ns ||
+				    (a->end_ns == b->end_ns && g->order[p - 1] < g->order[p]))),
+				  "seed %llu: order not (s, e, id) at %u", seed, p);
+		}
+		prec_graph__free(g);
+		prec_graph__free(gn);
+	}
+}
+
+/* Larger unsorted inputs, including keys too wide to pack with the id. */
+Test(precedence, naive_equals_sorted_large)
+{
+	for (unsigned long long seed = 1; seed <= 12; seed++) {
+		unsigned long long s = seed;
+		size_t n = 1500;
+		struct prec_task *t = malloc(n * sizeof(*t));
+		struct prec_opts o = { .eps_ns = 50 };
+		struct prec_graph *g, *gn;
+
+		if (seed % 3 == 0) {
+			/* Spans ~2^61 ns: the 16-byte pair sort. Clustered so edges exist. */
+			for (size_t i = 0; i < n; i++) {
+				int64_t base = (int64_t)(tu_rand(&s) % 4) << 59;
+				int64_t st = base + tu_rand_range(&s, 0, 3000);
+
+				t[i] = (struct prec_task){ st, st + tu_rand_range(&s, 0, 40) };
+			}
+		} else {
+			random_tasks(&s, t, n, 20000, 100);
+		}
+		cr_assert_eq(prec_graph__build(t, n, &o, &g), 0, "seed %llu", seed);
+		cr_assert_eq(prec_graph__build_naive(t, n, &o, &gn), 0, "seed %llu", seed);
+		cr_assert_gt(g->n_edges, n / 2, "seed %llu: too few edges to mean much", seed);
+		assert_same_graph(g, gn, seed);
+		assert_topological(g);
+		prec_graph__free(g);
+		prec_graph__free(gn);
+		free(t);
+	}
+}
+
+Test(precedence, from_edges)
+{
+	const int64_t dur[] = { 1, 2, 3 };
+	const struct prec_edge ok[] = { { 0, 1, 0, 3, 0 }, { 1, 2, 5, 3, 9 }, { R, 0, 4, I, 0 } };
+	const struct prec_edge cyc[] = { { 0, 1, 0, 3, 0 }, { 1, 2, 0, 3, 0 }, { 2, 0, 0, 3, 0 } };
+	const struct prec_edge self[] = { { 1, 1, 0, 3, 0 } };
+	const struct prec_edge badid[] = { { 0, 3, 0, 3, 0 } };
+	const struct prec_edge neglag[] = { { 0, 1, -1, 3, 0 } };
+	const int64_t negdur[] = { 1, -2, 3 };
+	struct prec_graph *g;
+
+	cr_assert_eq(prec_graph__from_edges(3, dur, ok, 3, &g), 0);
+	cr_assert_eq(g->n_edges, 3);
+	cr_assert_eq(g->order[0], 0);
+	cr_assert_eq(g->order[1], 1);
+	cr_assert_eq(g->order[2], 2);
+	cr_assert_eq(g->pred_off[2], 2);
+	cr_assert_eq(g->pred[2], 1);
+	cr_assert_eq(g->lag[2], 5);
+	cr_assert_eq(g->cat[2], 9);
+	cr_assert_eq(g->n_init, 1);
+	assert_topological(g);
+	prec_graph__free(g);
+	cr_assert_eq(prec_graph__from_edges(3, dur, cyc, 3, &g), -EINVAL);
+	cr_assert_null(g);
+	cr_assert_eq(prec_graph__from_edges(3, dur, self, 1, &g), -EINVAL);
+	cr_assert_eq(prec_graph__from_edges(3, dur, badid, 1, &g), -EINVAL);
+	cr_assert_eq(prec_graph__from_edges(3, dur, neglag, 1, &g), -EINVAL);
+	cr_assert_eq(prec_graph__from_edges(3, negdur, ok, 3, &g), -EINVAL);
+}
