@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "pipeline.h"
 
 int main_argc;
 char **main_argv;
@@ -14,6 +15,7 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "what a trace file holds: header, duration, events, threads, losses" },
 	{ "dump", cmd_dump, "one event per line, for grep" },
 	{ "report", cmd_report, "analyse a trace (text or --json)" },
+	{ "__pipeline", cmd_pipeline, NULL },	/* the demo's workload, hidden */
 	{ NULL, NULL, NULL },
 };
 
@@ -21,7 +23,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: qostrace COMMAND [OPTIONS]\n\nCommands:\n");
 	for (const struct command *c = commands; c->name; c++)
-		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+		if (c->summary)
+			fprintf(f, "  %-8s %s\n", c->name, c->summary);
 	fprintf(f, "\nRun 'qostrace COMMAND --help' for the options of one command.\n");
 }
 

@@ -66,12 +66,34 @@ static uint64_t thread_cpu_ns(void)
 }
 
 /* Burns CPU time of this thread, not wall time: preemption does not shorten it. */
+/*
+ * Burns CPU time of this thread, not wall time: a preempted stage still does
+ * all its work. Reading the thread's CPU clock is a system call, so the loop
+ * runs long stretches between readings, sized from a calibration.
+ */
+static double loops_per_ns;
+
+static void burn(uint64_t loops)
+{
+	volatile uint64_t x = 0;
+
+	for (uint64_t i = 0; i < loops; i++)
+		x += i;
+}
+
 static void spin_cpu(long us)
 {
-	uint64_t end = thread_cpu_ns() + us * 1000ull;
+	uint64_t ns = us * 1000ull;
+	uint64_t end = thread_cpu_ns() + ns, now;
 
-	while (thread_cpu_ns() < end)
-		;
+	if (!loops_per_ns) {
+		uint64_t t = thread_cpu_ns();
+
+		burn(1000000);
+		loops_per_ns = 1e6 / (double)(thread_cpu_ns() - t + 1);
+	}
+	while ((now = thread_cpu_ns()) < end)
+		burn((uint64_t)((end - now) * loops_per_ns * 0.9) + 100);
 }
 
 static void sleep_us(long us)
