@@ -1,11 +1,229 @@
 // SPDX-License-Identifier: MIT
-/* qostrace report: placeholder until the analysis stages land. */
+/* qostrace report: analyse a trace (or a Gantt chart) and render it. */
+#include <argp.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "analysis.h"
 #include "commands.h"
+#include "gantt_csv.h"
+#include "log.h"
+#include "parse.h"
+#include "report.h"
+#include "session.h"
+
+#define MAX_ACTOR_SPECS 64
+
+struct report_args {
+	const char *path;
+	bool json;
+	const char *html;
+	int color;		/* -1 auto, 0 never, 1 always */
+	struct analysis_opts o;
+	const char *specs[MAX_ACTOR_SPECS];
+};
+
+enum {
+	OPT_JSON = 0x100,
+	OPT_HTML,
+	OPT_EPSILON,
+	OPT_ACTOR,
+	OPT_QCOD,
+	OPT_DELTA,
+	OPT_ALPHA,
+	OPT_GAP,
+	OPT_COLOR,
+};
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Output:", 1 },
+	{ "json", OPT_JSON, NULL, 0, "The JSON document (DESIGN.md §10) on standard output", 1 },
+	{ "html", OPT_HTML, "FILE", 0, "Also write a self-contained HTML page with the timeline", 1 },
+	{ "color", OPT_COLOR, "WHEN", 0, "Colour: auto (on a terminal), always, never", 1 },
+	{ "verbose", 'v', NULL, 0, "Show more rows in each section", 1 },
+	{ "quiet", 'q', NULL, 0, "No progress or warnings", 1 },
+	{ NULL, 0, NULL, 0, "Periods (SATM):", 2 },
+	{ "actor", OPT_ACTOR, "SPEC", 0, "Study this actor (repeatable); see ACTORS below", 2 },
+	{ "qcod", OPT_QCOD, "FRACTION", 0, "Periodic when the quartile coefficient of dispersion is below this (default 0.10)", 2 },
+	{ NULL, 0, NULL, 0, "Critical path (Hendriks & Vaandrager):", 3 },
+	{ "epsilon", OPT_EPSILON, "DURATION", 0, "Control overhead bridged between tasks (e.g. 50us), or auto (default: from the wakeups)", 3 },
+	{ NULL, 0, NULL, 0, "Emerging patterns (ConSGapMiner):", 4 },
+	{ "delta", OPT_DELTA, "PERCENT", 0, "Minimum support where the period breaks (default: searched from 100%)", 4 },
+	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds (default: searched from 0%)", 4 },
+	{ "gap", OPT_GAP, "N", 0, "Events a pattern may skip between two of its elements (default 2)", 4 },
+	{ 0 },
+};
+
+static const char doc[] =
+	"Explain why a streaming program misses its rhythm: which thread broke its period\n"
+	"first, what was on the critical path into the late invocations, and what system\n"
+	"activity shows up whenever the period breaks.\n"
+	"\n"
+	"USAGE: qostrace report [OPTIONS] FILE.qtrace\n"
+	"       qostrace report [OPTIONS] CHART.csv     (a Gantt chart: task,actor,start_ns,end_ns)\n"
+	"\v"
+	"EXAMPLES:\n"
+	"  qostrace report run.qtrace\n"
+	"  qostrace report --json run.qtrace > run.json\n"
+	"  qostrace report --html run.html run.qtrace\n"
+	"  qostrace report --actor src --actor write@sink run.qtrace\n"
+	"  qostrace report --epsilon 50us chart.csv\n";
+
+static int parse_fraction(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s)
+		return -EINVAL;
+	if (*end == '%') {
+		v /= 100;
+		end++;
+	}
+	if (*end || v < 0 || v > 1)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct report_args *a = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case OPT_JSON:
+		a->json = true;
+		break;
+	case OPT_HTML:
+		a->html = arg;
+		break;
+	case OPT_COLOR:
+		if (!strcmp(arg, "auto"))
+			a->color = -1;
+		else if (!strcmp(arg, "always"))
+			a->color = 1;
+		else if (!strcmp(arg, "never"))
+			a->color = 0;
+		else
+			argp_error(state, "--color '%s': auto, always or never", arg);
+		break;
+	case 'v':
+		a->o.verbose++;
+		break;
+	case 'q':
+		log_level = LOG_QUIET;
+		break;
+	case OPT_ACTOR:
+		if (a->o.n_actor_specs == MAX_ACTOR_SPECS)
+			argp_error(state, "at most %d --actor options", MAX_ACTOR_SPECS);
+		a->specs[a->o.n_actor_specs++] = arg;
+		break;
+	case OPT_QCOD:
+		if (parse_fraction(arg, &a->o.qcod_threshold) || a->o.qcod_threshold <= 0)
+			argp_error(state, "--qcod '%s': a fraction in (0, 1], e.g. 0.1 or 10%%", arg);
+		break;
+	case OPT_EPSILON:
+		if (!strcmp(arg, "auto"))
+			a->o.epsilon_ns = -1;
+		else if (parse_duration(arg, 0, &v) || v > INT64_MAX / 4)
+			argp_error(state, "--epsilon '%s': a duration with a unit (50us, 1ms) or auto", arg);
+		else
+			a->o.epsilon_ns = v;
+		break;
+	case OPT_DELTA:
+		if (parse_fraction(arg, &a->o.delta) || a->o.delta <= 0)
+			argp_error(state, "--delta '%s': a percentage in (0, 100], e.g. 80%%", arg);
+		break;
+	case OPT_ALPHA:
+		if (parse_fraction(arg, &a->o.alpha))
+			argp_error(state, "--alpha '%s': a percentage in [0, 100], e.g. 10%%", arg);
+		break;
+	case OPT_GAP:
+		if (parse_u64(arg, 0, 64, &v))
+			argp_error(state, "--gap '%s': a number of events from 0 to 64", arg);
+		a->o.gap = v;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->path)
+			argp_error(state, "one file at a time");
+		a->path = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->path)
+			argp_error(state, "which trace file (or Gantt chart .csv)?");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* A trace file starts with its magic; anything else is read as a Gantt chart. */
+static bool is_trace(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	bool yes;
+
+	if (!f)
+		return true;	/* the trace loader says why it cannot be read */
+	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) && !memcmp(magic, "QOSTRACE", 8);
+	fclose(f);
+	return yes || !strstr(path, ".csv");
+}
+
+static int render(const struct report_args *a, const struct analysis *an)
+{
+	struct report_style st = { .verbose = a->o.verbose };
+
+	st.color = a->color < 0 ? isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL : a->color;
+	if (a->json)
+		return report_json(an, stdout);
+	return report_text(an, stdout, &st);
+}
 
 int cmd_report(int argc, char **argv)
 {
-	fprintf(stderr, "qostrace report: not built yet\n");
-	return 1;
+	struct argp argp = { options, parse_opt, "FILE", doc, NULL, NULL, NULL };
+	struct report_args a = { .color = -1 };
+	struct analysis *an = NULL;
+	int err;
+
+	analysis_opts_default(&a.o);
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return 2;
+	a.o.actor_specs = a.specs;
+	a.o.progress = log_is_tty();
+	if (is_trace(a.path)) {
+		struct session s;
+
+		if (session__open(a.path, &s))
+			return 1;
+		err = analysis__run_trace(s.trace, s.tl, &a.o, &an);
+		if (!err)
+			err = render(&a, an);
+		analysis__free(an);
+		session__close(&s);
+	} else {
+		struct gantt *g = NULL;
+		char msg[512];
+
+		err = gantt__read(a.path, NULL, &g, msg, sizeof(msg));
+		if (err) {
+			log_err("%s", msg);
+			return 1;
+		}
+		err = analysis__run_gantt(g, &a.o, &an);
+		if (!err)
+			err = render(&a, an);
+		analysis__free(an);
+		gantt__free(g);
+	}
+	if (err)
+		log_err("report failed: %s", strerror(err < 0 ? -err : EIO));
+	return err ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 /* qostrace: dispatches to one subcommand per module (src/cmd_*.c). */
 #include <argp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -46,9 +47,19 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], c->name)) {
 			char name[64];
 
+			char **sub = calloc(argc, sizeof(*sub));
+			int rc;
+
+			if (!sub)
+				return 1;
+			/* A copy: main_argv keeps the command line as typed. */
 			snprintf(name, sizeof(name), "qostrace %s", c->name);
-			argv[1] = name;
-			return c->run(argc - 1, argv + 1);
+			sub[0] = name;
+			for (int i = 2; i < argc; i++)
+				sub[i - 1] = argv[i];
+			rc = c->run(argc - 1, sub);
+			free(sub);
+			return rc;
 		}
 	}
 	fprintf(stderr, "qostrace: unknown command '%s'\n\n", argv[1]);

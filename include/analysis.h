@@ -1,0 +1,58 @@
+/*
+ * One analysis of a recording (DESIGN.md §1): the stages run in order over
+ * the timeline, each a module with its own result, and every rendering
+ * (report_text.c, report_json.c, and later HTML and Perfetto) reads the
+ * same struct analysis. A stage that has nothing to say leaves its result
+ * NULL; renderings then print null or an empty list, never invent.
+ */
+#ifndef QT_ANALYSIS_H
+#define QT_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timeline.h"
+#include "trace.h"
+
+struct actors_result;
+struct critical_result;
+struct patterns_result;
+struct gantt;
+
+struct analysis_opts {
+	/* actors: report --actor SPEC (repeatable), --qcod */
+	const char *const *actor_specs;
+	size_t n_actor_specs;
+	double qcod_threshold;		/* 0: 0.10 */
+	/* critical path: --epsilon DURATION|auto */
+	int64_t epsilon_ns;		/* < 0: auto (from confirmed edges) */
+	/* patterns: --delta, --alpha, --gap */
+	double delta, alpha;		/* < 0: automatic search */
+	int gap;			/* < 0: default */
+	bool progress;			/* progress lines on a terminal */
+	int verbose;
+};
+
+struct analysis {
+	const struct trace *trace;	/* NULL for a Gantt chart */
+	const struct timeline *tl;	/* NULL for a Gantt chart */
+	const struct gantt *gantt;	/* NULL for a trace */
+	struct analysis_opts opts;
+
+	struct actors_result *actors;	/* actors.h: invocations, periods, breaks (SATM §4) */
+	struct critical_result *critical; /* critical.h: precedence graph and critical paths */
+	struct patterns_result *patterns; /* patterns.h: emerging patterns (SATM §5) */
+};
+
+void analysis_opts_default(struct analysis_opts *o);
+
+/* Runs every stage over a recording. 0 or a negative errno (after a message). */
+int analysis__run_trace(const struct trace *t, const struct timeline *tl,
+			const struct analysis_opts *o, struct analysis **out);
+/* The critical-path stage alone, over a Gantt chart (report FILE.csv). */
+int analysis__run_gantt(const struct gantt *g, const struct analysis_opts *o,
+			struct analysis **out);
+void analysis__free(struct analysis *a);
+
+#endif
