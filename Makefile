@@ -1,6 +1,8 @@
 # qostrace build.
 #   make            build/qostrace (and the BPF object and skeleton it embeds)
-#   make test       unit tests, then end-to-end tests that load the BPF programs
+#   make demo       install what is missing (Debian 12), build, record the built-in pipeline, report
+#   make test       install what is missing, build, unit tests, then end-to-end tests with BPF
+#   make check      the tests only (nothing installed)
 #   make V=1        show the full commands
 #   make SAN=1      AddressSanitizer + UBSan build in build-san/
 #   make VMLINUX_BTF=/path/to/vmlinux   generate vmlinux.h from another kernel's BTF
@@ -57,7 +59,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORK_SRCS))
 BENCH_SRCS := $(wildcard tests/bench/*.c)
 BENCHES   := $(patsubst tests/bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all test unit e2e clean workloads bench-progs
+.PHONY: all test check unit e2e clean workloads bench-progs deps demo
 all: $(PROG) $(WORKLOADS)
 
 $(OUTPUT)/bpf/vmlinux.h: | $(OUTPUT)/bpf
@@ -106,8 +108,19 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 $(OUTPUT)/bpf $(OUTPUT)/skel $(OUTPUT)/obj $(OUTPUT)/tests $(OUTPUT)/workloads $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
 
+deps:
+	$(Q)scripts/install-deps.sh
+
+# The two commands of README.md: they install what is missing first.
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(PROG) demo
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory check
+
 # Unit tests first (no privileges), then the end-to-end tests that record.
-test: $(PROG) $(TESTS) $(WORKLOADS)
+check: $(PROG) $(TESTS) $(WORKLOADS)
 	$(Q)scripts/run-tests.sh $(OUTPUT)
 
 unit: $(TESTS)
