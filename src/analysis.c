@@ -6,6 +6,7 @@
 
 #include "analysis.h"
 #include "log.h"
+#include "patterns.h"
 
 void analysis_opts_default(struct analysis_opts *o)
 {
@@ -21,13 +22,25 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 			const struct analysis_opts *o, struct analysis **out)
 {
 	struct analysis *a = calloc(1, sizeof(*a));
+	int err;
 
 	if (!a)
 		return -ENOMEM;
 	a->trace = t;
 	a->tl = tl;
 	a->opts = *o;
+
 	/* Stages are added here in DESIGN.md order: actors, critical, patterns. */
+	if (o->progress)
+		log_status("mining emerging patterns...");
+	err = patterns__analyse(tl, a->actors, o, &a->patterns);
+	if (o->progress)
+		log_status_end();
+	if (err) {
+		log_err("emerging patterns: %s", strerror(-err));
+		analysis__free(a);
+		return err;
+	}
 	*out = a;
 	return 0;
 }
@@ -49,5 +62,6 @@ void analysis__free(struct analysis *a)
 {
 	if (!a)
 		return;
+	patterns__free(a->patterns);
 	free(a);
 }

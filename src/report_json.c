@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "patterns.h"
 #include "report.h"
 #include "tracefile.h"
 
@@ -150,6 +151,8 @@ int report_json(const struct analysis *a, FILE *f)
 		report_json_threads(a, w);
 	}
 	/* Stages add their sections here: actors + upstream_actor, patterns, critical. */
+	if (a->trace)
+		patterns__json(a->patterns, w);
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 	return ferror(f) ? -1 : 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "patterns.h"
 #include "report.h"
 #include "tracefile.h"
 
@@ -97,5 +98,6 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 		print_threads(a, f, st);
 	}
 	/* Stages add their sections here: actors and breaks, critical paths, patterns. */
+	patterns__print(a->patterns, f, st);
 	return ferror(f) ? -1 : 0;
 }
