@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actors.h"
 #include "analysis.h"
 #include "log.h"
 #include "patterns.h"
@@ -31,6 +32,11 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	a->opts = *o;
 
 	/* Stages are added here in DESIGN.md order: actors, critical, patterns. */
+	err = actors__analyse(tl, o, &a->actors);
+	if (err) {
+		analysis__free(a);
+		return err;
+	}
 	if (o->progress)
 		log_status("mining emerging patterns...");
 	err = patterns__analyse(tl, a->actors, o, &a->patterns);
@@ -62,6 +68,7 @@ void analysis__free(struct analysis *a)
 {
 	if (!a)
 		return;
+	actors__free(a->actors);
 	patterns__free(a->patterns);
 	free(a);
 }
