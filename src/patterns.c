@@ -13,6 +13,7 @@
 #include "actors.h"
 #include "miner.h"
 #include "miner_auto.h"
+#include "otsu.h"
 #include "parse.h"
 #include "patterns.h"
 #include "report.h"
@@ -44,6 +45,7 @@ void patterns_opts_default(struct patterns_opts *o)
 	o->max_nodes = PATTERNS_DEFAULT_MAX_NODES;
 	o->max_len = 8;
 	o->keep = PATTERNS_DEFAULT_KEEP;
+	o->min_lateness = PATTERNS_DEFAULT_MIN_LATENESS;
 }
 
 void patterns_opts_from_analysis(struct patterns_opts *o, const struct analysis_opts *a)
@@ -137,6 +139,8 @@ static int name_patterns(struct patterns_result *r, const struct found *f, size_
 		p->delta = f[i].delta_ppm / (double)MINER_PPM_ONE;
 		p->alpha = f[i].alpha_ppm / (double)MINER_PPM_ONE;
 		p->score = p->support_pos - p->support_neg;
+		p->level = 0;
+		p->breaks = r->npos;
 	}
 	return 0;
 }
@@ -148,8 +152,14 @@ static void describe_bounds(struct patterns_result *r, unsigned bounds, const st
 
 	r->bounds = bounds;
 	n = (size_t)miner_bounds_describe(bounds, mo, r->bounds_text, sizeof(r->bounds_text));
-	if (!(bounds & (MINER_BOUND_NODES | MINER_BOUND_PATTERNS | MINER_BOUND_TIME)) ||
-	    n >= sizeof(r->bounds_text))
+	if (n >= sizeof(r->bounds_text))
+		return;
+	if (bounds == MINER_BOUND_MAX_LEN) {
+		snprintf(r->bounds_text + n, sizeof(r->bounds_text) - n,
+			 "; exact for patterns up to length %u", mo->max_len);
+		return;
+	}
+	if (!(bounds & (MINER_BOUND_NODES | MINER_BOUND_PATTERNS | MINER_BOUND_TIME)))
 		return;
 	if (complete_len)
 		snprintf(r->bounds_text + n, sizeof(r->bounds_text) - n,
@@ -396,6 +406,9 @@ int patterns__mine_windows(const struct timeline *tl, const struct period_window
 	if (!r->found)
 		r->status = "no pattern separates breaks from kept periods";
 done:
+	r->levels[0] = (struct patterns_level){ r->npos, -1, 0, r->found, r->delta, r->alpha, r->runs,
+						r->bounds, r->mine_ns };
+	r->nlevels = 1;
 	r->elapsed_ns = now_ns() - t0;
 	miner_data__free(d);
 	vocab__free(v);
@@ -420,8 +433,272 @@ fail:
 	return err;
 }
 
+static int same_events(const struct pattern *x, const struct pattern *y)
+{
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	for (uint32_t k = 0; k < x->len; k++) {
+		int c = strcmp(x->events[k], y->events[k]);
+
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+struct ref {
+	const struct pattern *p;
+	uint32_t level;
+	size_t rank;		/* in its level */
+};
+
+/* Orders by events, then best instance first (higher score, then level). */
+static int cmp_dedup(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+	int c = same_events(x->p, y->p);
+
+	if (c)
+		return c;
+	if (x->p->score != y->p->score)
+		return x->p->score > y->p->score ? -1 : 1;
+	return (x->level > y->level) - (x->level < y->level);
+}
+
+/* The ranking of miner_auto.h over several levels: supports, not counts. */
+static int cmp_merged(const void *a, const void *b)
+{
+	const struct ref *rx = a, *ry = b;
+	const struct pattern *x = rx->p, *y = ry->p;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	if (x->support_pos != y->support_pos)
+		return x->support_pos > y->support_pos ? -1 : 1;
+	if (x->support_neg != y->support_neg)
+		return x->support_neg < y->support_neg ? -1 : 1;
+	if (rx->level != ry->level)
+		return rx->level < ry->level ? -1 : 1;
+	return (rx->rank > ry->rank) - (rx->rank < ry->rank);
+}
+
+/*
+ * Replaces dst's patterns by those of all levels (dst is lv[0]), one per
+ * distinct event sequence, ranked together; keeps the first @keep.
+ */
+static int merge_levels(struct patterns_result **lv, uint32_t nlv, uint32_t keep)
+{
+	struct patterns_result *dst = lv[0];
+	struct ref *all;
+	struct pattern *v;
+	struct store *st;
+	size_t n = 0, u = 0, nev = 0, nchar = 0, e = 0, c = 0;
+
+	for (uint32_t i = 0; i < nlv; i++)
+		n += lv[i]->n;
+	all = malloc((n ? n : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	for (uint32_t i = 0, k = 0; i < nlv; i++)
+		for (size_t j = 0; j < lv[i]->n; j++, k++) {
+			lv[i]->v[j].level = i;
+			all[k] = (struct ref){ &lv[i]->v[j], i, j };
+		}
+	qsort(all, n, sizeof(*all), cmp_dedup);
+	for (size_t i = 0; i < n; i++)
+		if (!u || same_events(all[u - 1].p, all[i].p))
+			all[u++] = all[i];
+	qsort(all, u, sizeof(*all), cmp_merged);
+	dst->total = u;
+	if (keep && u > keep)
+		u = keep;
+	for (size_t i = 0; i < u; i++) {
+		nev += all[i].p->len;
+		for (uint32_t k = 0; k < all[i].p->len; k++)
+			nchar += strlen(all[i].p->events[k]) + 1;
+	}
+	v = calloc(u ? u : 1, sizeof(*v));
+	st = calloc(1, sizeof(*st));
+	if (st) {
+		st->names = malloc((nev ? nev : 1) * sizeof(*st->names));
+		st->kinds = malloc((nev ? nev : 1) * sizeof(*st->kinds));
+		st->text = malloc(nchar ? nchar : 1);
+	}
+	if (!v || !st || !st->names || !st->kinds || !st->text) {
+		if (st) {
+			free(st->names);
+			free(st->kinds);
+			free(st->text);
+		}
+		free(st);
+		free(v);
+		free(all);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < u; i++) {
+		const struct pattern *q = all[i].p;
+
+		v[i] = *q;
+		v[i].events = st->names + e;
+		v[i].kinds = st->kinds + e;
+		for (uint32_t k = 0; k < q->len; k++, e++) {
+			size_t l = strlen(q->events[k]) + 1;
+
+			memcpy(st->text + c, q->events[k], l);
+			st->names[e] = st->text + c;
+			st->kinds[e] = q->kinds[k];
+			c += l;
+		}
+	}
+	free(all);
+	/* swap in the merged patterns */
+	{
+		struct store *old = dst->store;
+
+		if (old) {
+			free(old->names);
+			free(old->kinds);
+			free(old->text);
+			free(old);
+		}
+		free(dst->v);
+		dst->store = st;
+		dst->v = v;
+		dst->n = u;
+	}
+	return 0;
+}
+
+/*
+ * The windows of one actor: minor breaks left out; all the breaks, then
+ * the worst ones (severity levels, see patterns.h).
+ */
+static int analyse_actor(const struct timeline *tl, const struct actor *a, const struct patterns_opts *opts,
+			 struct patterns_result **out)
+{
+	struct patterns_opts o = *opts;
+	struct patterns_result *lv[PATTERNS_MAX_LEVELS] = { NULL }, *r;
+	struct period_window *w = NULL, *w2 = NULL;
+	int64_t *late = NULL, t0 = now_ns(), above = -1;
+	double *x = NULL;
+	int64_t floor_ns = (int64_t)(o.min_lateness * a->st.period_ns);
+	size_t n = 0, minor = 0, b = 0, nbreaks = 0, cur;
+	uint32_t nlv = 0;
+	int err = -ENOMEM;
+
+	w = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*w));
+	w2 = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*w2));
+	late = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*late));
+	x = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*x));
+	if (!w || !w2 || !late || !x)
+		goto out;
+	/* Windows and breaks are both in time order: a positive window is
+	 * the break that starts at the same invocation. */
+	for (size_t i = 0; i < a->nwindows; i++) {
+		const struct period_window *y = &a->windows[i];
+		int64_t l = 0;
+
+		if (y->positive) {
+			while (b < a->nbreaks && a->breaks[b].before < y->before)
+				b++;
+			if (b < a->nbreaks && a->breaks[b].before == y->before)
+				l = a->breaks[b].lateness_ns;
+			if (floor_ns > 0 && l < floor_ns) {
+				minor++;
+				continue;
+			}
+			nbreaks++;
+		}
+		late[n] = l;
+		w[n++] = *y;
+	}
+	/* All breaks get half the time budget, so that an expensive first
+	 * search (many mixed breaks) leaves time for the worst ones. */
+	if (!o.no_severity && opts->time_budget_ns)
+		o.time_budget_ns = opts->time_budget_ns / 2;
+	err = patterns__mine_windows(tl, w, n, a->thread, &o, &lv[nlv++]);
+	if (err)
+		goto out;
+	cur = nbreaks;
+	while (!o.no_severity && nlv < PATTERNS_MAX_LEVELS && lv[0]->npos) {
+		struct otsu_result ot;
+		size_t nx = 0, n2 = 0, severe;
+		int64_t left = opts->time_budget_ns ? opts->time_budget_ns - (now_ns() - t0) : 0;
+
+		if (opts->time_budget_ns && left <= 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			if (w[i].positive && late[i] > above)
+				x[nx++] = (double)late[i];
+		err = otsu_threshold(x, nx, NULL, &ot);
+		if (err)
+			goto out;
+		severe = nx - ot.n_low;
+		if (!ot.valid || severe < PATTERNS_MIN_SEVERE || severe >= cur)
+			break;
+		above = (int64_t)ot.threshold;
+		cur = severe;
+		for (size_t i = 0; i < n; i++)
+			if (!w[i].positive || late[i] > above)
+				w2[n2++] = w[i];
+		o.time_budget_ns = left;
+		err = patterns__mine_windows(tl, w2, n2, a->thread, &o, &lv[nlv]);
+		if (err)
+			goto out;
+		lv[nlv]->levels[0].late_above_ns = above;
+		lv[nlv]->levels[0].left_out = nbreaks - severe;
+		nlv++;
+	}
+	r = lv[0];
+	for (uint32_t i = 1; i < nlv; i++) {
+		r->levels[i] = lv[i]->levels[0];
+		r->found |= lv[i]->found;
+		r->runs += lv[i]->runs;
+		r->mine_ns += lv[i]->mine_ns;
+		/* The text of the level cut the most, if one was cut more. */
+		if ((lv[i]->bounds & ~MINER_BOUND_MAX_LEN) && !(r->bounds & ~MINER_BOUND_MAX_LEN))
+			memcpy(r->bounds_text, lv[i]->bounds_text, sizeof(r->bounds_text));
+		r->bounds |= lv[i]->bounds;
+	}
+	r->nlevels = nlv;
+	err = merge_levels(lv, nlv, o.keep);
+	if (err)
+		goto out;
+	if (r->found)
+		r->status = NULL;
+	r->minor_breaks = minor;
+	r->min_lateness_ns = floor_ns;
+	r->min_lateness = o.min_lateness;
+	r->windows_pos = nbreaks + minor;
+	r->elapsed_ns = now_ns() - t0;
+	if (!nbreaks && minor)
+		r->status = "every break is minor (late by less than min_lateness)";
+	*out = r;
+	lv[0] = NULL;
+	err = 0;
+out:
+	for (uint32_t i = 0; i < PATTERNS_MAX_LEVELS; i++)
+		patterns__free(lv[i]);
+	free(w);
+	free(w2);
+	free(late);
+	free(x);
+	return err;
+}
+
 int patterns__analyse(const struct timeline *tl, const struct actors_result *ar,
 		      const struct analysis_opts *ao, struct patterns_result **out)
+{
+	struct patterns_opts o;
+
+	patterns_opts_from_analysis(&o, ao);
+	return patterns__analyse_opts(tl, ar, &o, out);
+}
+
+int patterns__analyse_opts(const struct timeline *tl, const struct actors_result *ar,
+			   const struct patterns_opts *opts, struct patterns_result **out)
 {
 	struct patterns_opts o;
 	const struct actor *a;
@@ -431,7 +708,10 @@ int patterns__analyse(const struct timeline *tl, const struct actors_result *ar,
 	if (!tl || !out)
 		return -EINVAL;
 	*out = NULL;
-	patterns_opts_from_analysis(&o, ao);
+	if (opts)
+		o = *opts;
+	else
+		patterns_opts_default(&o);
 	if (!ar || ar->upstream < 0 || (size_t)ar->upstream >= ar->n) {
 		err = patterns__mine_windows(tl, NULL, 0, TL_NONE, &o, &r);
 		if (err)
@@ -441,7 +721,7 @@ int patterns__analyse(const struct timeline *tl, const struct actors_result *ar,
 		return 0;
 	}
 	a = &ar->v[ar->upstream];
-	err = patterns__mine_windows(tl, a->windows, a->nwindows, a->thread, &o, &r);
+	err = analyse_actor(tl, a, &o, &r);
 	if (err)
 		return err;
 	r->actor = ar->upstream;
@@ -512,6 +792,8 @@ void patterns__json(const struct patterns_result *r, json_writer_t *w)
 		jsonw_float_field(w, "delta", p->delta);
 		jsonw_float_field(w, "alpha", p->alpha);
 		jsonw_float_field(w, "score", p->score);
+		jsonw_u64_field(w, "level", p->level);
+		jsonw_u64_field(w, "breaks", p->breaks);
 		jsonw_u64_field(w, "rank", i + 1);
 		jsonw_end_object(w);
 	}
@@ -533,6 +815,30 @@ void patterns__json(const struct patterns_result *r, json_writer_t *w)
 		jsonw_null_field(w, "actor");
 	jsonw_u64_field(w, "windows_pos", r->windows_pos);
 	jsonw_u64_field(w, "windows_neg", r->windows_neg);
+	jsonw_u64_field(w, "minor_breaks", r->minor_breaks);
+	jsonw_i64_field(w, "min_lateness_ns", r->min_lateness_ns);
+	jsonw_float_field(w, "min_lateness", r->min_lateness);
+	jsonw_name(w, "levels");
+	jsonw_start_array(w);
+	for (uint32_t i = 0; i < r->nlevels; i++) {
+		const struct patterns_level *l = &r->levels[i];
+
+		jsonw_start_object(w);
+		jsonw_u64_field(w, "breaks", l->breaks);
+		if (l->late_above_ns >= 0)
+			jsonw_i64_field(w, "late_above_ns", l->late_above_ns);
+		else
+			jsonw_null_field(w, "late_above_ns");
+		jsonw_u64_field(w, "breaks_left_out", l->left_out);
+		jsonw_bool_field(w, "found", l->found);
+		jsonw_float_field(w, "delta", l->delta);
+		jsonw_float_field(w, "alpha", l->alpha);
+		jsonw_u64_field(w, "runs", l->runs);
+		json_bounds(w, l->bounds);
+		jsonw_i64_field(w, "mine_ns", l->mine_ns);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
 	jsonw_u64_field(w, "excluded_pos", r->excluded_pos);
 	jsonw_u64_field(w, "excluded_neg", r->excluded_neg);
 	jsonw_u64_field(w, "unsampled_pos", r->unsampled_pos);
@@ -568,6 +874,20 @@ static void pct(char *buf, size_t len, double f)
 	snprintf(buf, len, p == floor(p) ? "%.0f %%" : "%.1f %%", p);
 }
 
+static void print_search(FILE *f, const char *what, bool searched, const struct patterns_level *l)
+{
+	char b1[16], b2[16];
+
+	pct(b1, sizeof(b1), l->delta);
+	pct(b2, sizeof(b2), l->alpha);
+	if (!searched)
+		fprintf(f, "%s: patterns in >= %s of the breaks, <= %s of the periods", what, b1, b2);
+	else if (l->found)
+		fprintf(f, "%s: first patterns at >= %s of the breaks, <= %s of the periods", what, b1, b2);
+	else
+		fprintf(f, "%s: none down to >= %s of the breaks, <= %s of the periods", what, b1, b2);
+}
+
 void patterns__print(const struct patterns_result *r, FILE *f, const struct report_style *st)
 {
 	size_t top;
@@ -586,25 +906,45 @@ void patterns__print(const struct patterns_result *r, FILE *f, const struct repo
 			fprintf(f, "%zu breaks overlap missing data and were left out\n", r->excluded_pos);
 		return;
 	}
-	fprintf(f, "%u breaks against %u kept periods", r->npos, r->nneg);
-	if (r->excluded_pos + r->excluded_neg)
-		fprintf(f, " (%zu + %zu windows overlap missing data: left out)", r->excluded_pos,
-			r->excluded_neg);
+	fprintf(f, "%u breaks", r->npos);
+	if (r->minor_breaks) {
+		pct(b1, sizeof(b1), r->min_lateness);
+		fprintf(f, " (late by %s of the period or more)", b1);
+	}
+	fprintf(f, " against %u kept periods", r->nneg);
+	if (r->minor_breaks || r->excluded_pos + r->excluded_neg) {
+		fprintf(f, "; left out:");
+		if (r->minor_breaks)
+			fprintf(f, " %zu minor breaks%s", r->minor_breaks,
+				r->excluded_pos + r->excluded_neg ? "," : "");
+		if (r->excluded_pos + r->excluded_neg)
+			fprintf(f, " %zu windows with missing data", r->excluded_pos + r->excluded_neg);
+	}
 	if (r->unsampled_pos + r->unsampled_neg)
-		fprintf(f, " (sampled: %zu + %zu windows not mined)", r->unsampled_pos, r->unsampled_neg);
-	fprintf(f, "; %u kinds of event, gap %u%s\n", r->vocabulary, r->gap,
-		r->actor_dropped ? ", the actor's own activity left out" : "");
-	if (r->auto_delta || r->auto_alpha) {
-		pct(b1, sizeof(b1), r->delta);
-		pct(b2, sizeof(b2), r->alpha);
-		fprintf(f, "thresholds searched from 100 %% / 0 %%: %s at support >= %s in breaks, <= %s in "
-			"periods (%u runs, %s)\n", r->found ? "first patterns" : "none", b1, b2, r->runs,
-			fmt_duration(b3, sizeof(b3), r->mine_ns));
-	} else {
-		pct(b1, sizeof(b1), r->delta);
-		pct(b2, sizeof(b2), r->alpha);
-		fprintf(f, "support >= %s in breaks, <= %s in periods (%s)\n", b1, b2,
-			fmt_duration(b3, sizeof(b3), r->mine_ns));
+		fprintf(f, "; sampled, %zu windows not mined", r->unsampled_pos + r->unsampled_neg);
+	fprintf(f, "\n%u kinds of event, gap %u%s%s%s\n", r->vocabulary, r->gap,
+		r->actor_dropped ? ", the activity of " : "",
+		r->actor_dropped ? (r->actor_name[0] ? r->actor_name : "the actor") : "",
+		r->actor_dropped ? " itself left out" : "");
+	{
+		bool searched = r->auto_delta || r->auto_alpha;
+		char what[96];
+
+		if (searched)
+			fprintf(f, "thresholds searched from 100 %% / 0 %%\n");
+		snprintf(what, sizeof(what), "%s breaks", r->nlevels > 1 ? "all" : "the");
+		print_search(f, what, searched, &r->levels[0]);
+		fprintf(f, "\n");
+		for (uint32_t i = 1; i < r->nlevels; i++) {
+			const struct patterns_level *l = &r->levels[i];
+
+			snprintf(what, sizeof(what), "the %u worst, late by more than %s (Otsu)", l->breaks,
+				 fmt_duration(b3, sizeof(b3), l->late_above_ns));
+			print_search(f, what, searched, l);
+			fprintf(f, "\n");
+		}
+		fprintf(f, "%s%u miner runs, %s%s\n", rs_dim(st), r->runs, fmt_duration(b3, sizeof(b3), r->mine_ns),
+			rs_reset(st));
 	}
 	if (r->truncated)
 		fprintf(f, "%s%zu subtraces longer than %u events were cut to their beginning%s\n", rs_dim(st),
@@ -626,8 +966,8 @@ void patterns__print(const struct patterns_result *r, FILE *f, const struct repo
 			fprintf(f, "%s%s", k ? " -> " : "", p->events[k]);
 		pct(b1, sizeof(b1), p->delta);
 		pct(b2, sizeof(b2), p->alpha);
-		fprintf(f, "  %s(in %u/%u breaks, %u/%u periods; at %s / %s)%s\n", rs_dim(st), p->count_pos,
-			r->npos, p->count_neg, r->nneg, b1, b2, rs_reset(st));
+		fprintf(f, "  %s(in %u/%u%s breaks, %u/%u periods; at %s / %s)%s\n", rs_dim(st), p->count_pos,
+			p->breaks, p->level ? " worst" : "", p->count_neg, r->nneg, b1, b2, rs_reset(st));
 	}
 	if (r->total > top)
 		fprintf(f, "%s... %zu more patterns (-v, --json)%s\n", rs_dim(st), r->total - top, rs_reset(st));
