@@ -28,10 +28,12 @@
  *
  * Invocations. Fragments that ended preempted continue into the next one
  * (exact); the other boundaries by SATM's clustering (invocations.h) with
- * the gap rule max_gap_frac = ACTORS_MAX_GAP_FRAC on top of the QCoD guard:
- * without it, breaks that recur regularly (a periodic disturbance) make
- * Otsu's high class exactly the breaks and the guard accepts one
- * "invocation" per break (measured on recordings: see actors.c).
+ * two rules on top of the QCoD guard, both at ACTORS_MAX_GAP_FRAC: the gap
+ * rule of invocations_opts.max_gap_frac, and the split rule (when the
+ * segments alone are periodic, no invocation spans a pause longer than
+ * that fraction of their period). Without them, breaks that recur
+ * regularly (a periodic disturbance) collapse an actor into one
+ * "invocation" per break. Measurements in actors.c.
  *
  * Period and breaks: period.h over the invocation start times (the median
  * interval, QCoD with nearest-rank quartiles, periodic below --qcod). Breaks
