@@ -288,13 +288,15 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 				return -EINVAL;
 			}
 		}
-	} else if (o->mode == REC_MODE_COMMAND) {
+	}
+	if (o->argv) {
 		child = target_spawn(o->argv, &go_fd, &status_fd);
 		if (child < 0) {
 			log_err("cannot start '%s': %s", o->argv[0], strerror(-child));
 			return child;
 		}
-		tgids[ntgids++] = child;
+		if (o->mode == REC_MODE_COMMAND)
+			tgids[ntgids++] = child;
 	}
 
 	skel = qostrace_bpf__open();
