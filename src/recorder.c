@@ -443,7 +443,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 			push_stats(w, skel, ncpus, c.consumed);
 			read_kernel_stats(skel, &lost, NULL, NULL, ncpus);
 			if (!o->quiet)
-				log_status("recording %5.1f s  %s events/s  lost %llu  %s",
+				log_status("recording %5.1f s  %s events/s  lost %llu  %s  (Ctrl-C stops)",
 					   (now - start) / 1e9,
 					   fmt_count(b1, sizeof(b1), (c.consumed - last_consumed) * 1e9 / (now - last_tick)),
 					   (unsigned long long)lost, fmt_bytes(b2, sizeof(b2), ws.file_bytes));
