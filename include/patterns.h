@@ -38,10 +38,11 @@
  *
  * Thresholds. Given --delta and --alpha, one miner run. Otherwise
  * miner_auto.h walks from delta 100 %, alpha 0 % to the first thresholds
- * where something emerges, and one more run at delta 10 points lower
- * (same alpha) adds the patterns that miss a tenth of the breaks: with 10
- * breaks, the first stop is often the disturber's switch-in alone (10/10)
- * while its syscall is in 9/10 (one break was the start-up).
+ * where something emerges, and one more run at the same alpha adds the
+ * patterns that miss a tenth of the breaks more (at least one, delta not
+ * below 50 %): with 9 breaks, the first stop is often the disturber's
+ * switch-in alone (9/9) while its syscall is in 8/9 (one break was the
+ * start-up).
  *
  * Bounds (struct patterns_opts), each reported in the result when it bit:
  *  - subtraces: at most max_subtraces per side and search, sampled evenly
@@ -84,8 +85,9 @@ struct report_style;
 #define PATTERNS_DEFAULT_MIN_LATENESS 0.10
 #define PATTERNS_MAX_LEVELS 6		/* all breaks, then up to 5 severity levels */
 #define PATTERNS_MIN_SEVERE 5		/* fewest breaks a severity level mines */
-#define PATTERNS_DELTA_TOLERANCE 0.10	/* searched delta: also the patterns 10 points below
-					 * the first that emerge, at the same alpha */
+#define PATTERNS_DELTA_TOLERANCE 0.10	/* searched delta: also the patterns that miss a tenth
+					 * of the breaks (at least one) more than the first that
+					 * emerge, at the same alpha */
 
 struct patterns_opts {
 	double delta;		/* min support in D_pos, fraction; < 0: searched */

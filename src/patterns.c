@@ -283,23 +283,27 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 		/*
 		 * The search stops at the first thresholds where anything
 		 * emerges. With few breaks that is often one perfect pattern
-		 * (the disturber switched in, 10/10 breaks) while what it did
-		 * (its syscall, 9/10: one break was the start-up) is one break
-		 * short. So one more run, delta lowered by
-		 * PATTERNS_DELTA_TOLERANCE at the same alpha, adds the patterns
-		 * missing from a tenth of the breaks; at the same alpha none of
-		 * them contains one found before, so the list stays minimal.
+		 * (the disturber switched in, 9/9 breaks) while what it did
+		 * (its syscall, 8/9: one break was the start-up) is one break
+		 * short. So one more run at the same alpha, with min_pos lowered
+		 * by a tenth of the breaks, at least one (not below delta 50 %),
+		 * adds the patterns that miss that many; at the same alpha none
+		 * of them contains one found before, so the list stays minimal.
 		 */
-		if (ar->found && r->auto_delta && !(ar->bounds & MINER_BOUND_TIME) &&
-		    r->delta - PATTERNS_DELTA_TOLERANCE >= DELTA_FLOOR - 1e-9) {
+		if (ar->found && r->auto_delta && !(ar->bounds & MINER_BOUND_TIME)) {
 			int64_t left = o->time_budget_ns ? o->time_budget_ns - (now_ns() - t0) : 0;
-			uint32_t dp = to_ppm(r->delta - PATTERNS_DELTA_TOLERANCE);
+			uint32_t mp = miner_min_pos(to_ppm(r->delta), r->npos);
+			uint32_t less = (uint32_t)(PATTERNS_DELTA_TOLERANCE * r->npos);
+			uint64_t dp;
 
-			if ((!o->time_budget_ns || left > 0) &&
-			    miner_min_pos(dp, r->npos) < miner_min_pos(to_ppm(r->delta), r->npos)) {
+			less = less ? less : 1;
+			mp = mp > less ? mp - less : 0;
+			/* the largest delta whose min_pos is mp: ceil(dp * npos / 1e6) */
+			dp = (uint64_t)mp * MINER_PPM_ONE / r->npos;
+			if (mp && dp >= to_ppm(DELTA_FLOOR) && (!o->time_budget_ns || left > 0)) {
 				struct miner_opts xo = ao.base;
 
-				xo.delta_ppm = dp;
+				xo.delta_ppm = (uint32_t)dp;
 				xo.alpha_ppm = to_ppm(r->alpha);
 				xo.time_budget_ns = left;
 				err = miner_data__mine(d, &xo, &extra);
@@ -312,7 +316,7 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 				bounds |= extra->bounds;
 				if (extra->bounds && extra->complete_len < complete)
 					complete = extra->complete_len;
-				err = add_extra(&f, &nf, extra, r, dp, xo.alpha_ppm);
+				err = add_extra(&f, &nf, extra, r, xo.delta_ppm, xo.alpha_ppm);
 			}
 		}
 		qsort(f, nf, sizeof(*f), cmp_found);

@@ -326,7 +326,8 @@ Test(patterns, planted_disturbance_ranks_first)
 	cr_assert(r->auto_delta && r->auto_alpha);
 	cr_assert_eq(r->gap, 2);
 	cr_assert(r->found);
-	cr_assert_eq(r->runs, 1);
+	/* the strict corner, and the patterns one break short (3/4) */
+	cr_assert_eq(r->runs, 2);
 	cr_assert_float_eq(r->delta, 1.0, 1e-9);
 	cr_assert_float_eq(r->alpha, 0.0, 1e-9);
 	cr_assert_geq(r->n, 4);
