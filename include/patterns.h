@@ -28,10 +28,12 @@
  * best pattern was "cc1 switched in -> softirq TIMER" (23/38 breaks, 60/403
  * periods), and the disturber's 8/38 was below any useful delta. So the
  * stage mines the worst breaks too: Otsu's threshold (otsu.h) on the
- * lateness of the breaks splits off the late class, which is mined as D_pos
- * against the same kept periods (the other breaks are left out of both
- * sides); and again inside that class, while it keeps at least
- * PATTERNS_MIN_SEVERE breaks (fewer give chance patterns at 100 %). All
+ * logarithm of the lateness of the breaks splits off the late class, which
+ * is mined as D_pos against the same kept periods (the other breaks are
+ * left out of both sides); and again inside that class, while it keeps at
+ * least PATTERNS_MIN_SEVERE breaks (fewer give chance patterns at 100 %;
+ * a smaller late class, a few hangs, is set aside and the rest split
+ * again) and its lateness spans more than a factor of 2. All
  * levels' patterns are ranked together by supp_pos - supp_neg, each with
  * its own D_pos; a pattern found at several levels is listed once, where
  * it scores best (the broader level on ties).

@@ -726,6 +726,51 @@ static int merge_levels(struct patterns_result **lv, uint32_t nlv, uint32_t keep
 	return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The late class of the breaks: Otsu's threshold on the logarithm of their
+ * lateness (it spans orders of magnitude: 2 ms of contention, 25 ms of a
+ * disturbance, one 200 ms hang). When the late class is too small to mine
+ * (a few extreme breaks), it is set aside and the rest split again; the
+ * class mined is then everything above the new threshold, extreme breaks
+ * included. Breaks all late within a factor of 2 of each other are not
+ * split: one severity (the disturber's 25 ms breaks, give or take 1 ms).
+ * x (log lateness) is sorted in place. *severe = 0: no split.
+ */
+static int severe_split(double *x, size_t n, int64_t *above, size_t *severe)
+{
+	size_t m = n;
+
+	*severe = 0;
+	qsort(x, n, sizeof(*x), cmp_double);
+	/* Breaks within a factor of 2 of each other are one severity. */
+	if (!n || x[n - 1] - x[0] < log(2.0))
+		return 0;
+	while (m >= 2) {
+		struct otsu_result ot;
+		int err = otsu_threshold(x, m, NULL, &ot);
+
+		if (err)
+			return err;
+		if (!ot.valid)
+			return 0;
+		if (n - ot.n_low >= PATTERNS_MIN_SEVERE) {
+			*severe = n - ot.n_low;
+			/* back to ns: the largest lateness of the low class */
+			*above = (int64_t)llround(exp(x[ot.n_low - 1]));
+			return 0;
+		}
+		m = ot.n_low;
+	}
+	return 0;
+}
+
 /*
  * The windows of one actor: minor breaks left out; all the breaks, then
  * the worst ones (severity levels, see patterns.h).
@@ -783,7 +828,6 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 		goto out;
 	cur = nbreaks;
 	while (!o.no_severity && nlv < PATTERNS_MAX_LEVELS && lv[0]->npos) {
-		struct otsu_result ot;
 		size_t nx = 0, severe;
 		int64_t left = opts->time_budget_ns ? opts->time_budget_ns - (now_ns() - t0) : 0;
 
@@ -791,14 +835,12 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 			break;
 		for (size_t i = 0; i < n; i++)
 			if (w[i].positive && late[i] > above)
-				x[nx++] = (double)late[i];
-		err = otsu_threshold(x, nx, NULL, &ot);
+				x[nx++] = log((double)(late[i] > 1 ? late[i] : 1));
+		err = severe_split(x, nx, &above, &severe);
 		if (err)
 			goto out;
-		severe = nx - ot.n_low;
-		if (!ot.valid || severe < PATTERNS_MIN_SEVERE || severe >= cur)
+		if (severe < PATTERNS_MIN_SEVERE || severe >= cur)
 			break;
-		above = (int64_t)ot.threshold;
 		cur = severe;
 		for (size_t i = 0; i < n; i++)
 			sel[i] = late[i] > above;

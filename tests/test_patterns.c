@@ -771,6 +771,64 @@ Test(patterns, severity_levels)
 	sched_free(&sc);
 }
 
+/*
+ * Two breaks a million periods late (a hang) with nothing planted, 6 with
+ * the disturbance (3 periods late), 6 with cc1 (0.3): the hangs alone are
+ * too few to mine, so they are set aside and the rest split again; the
+ * level mined is the disturbance's breaks and the hangs, 8.
+ */
+Test(patterns, extreme_breaks_set_aside)
+{
+	bool brk[39] = { 0 }, plant[39] = { 0 }, plant2[39] = { 0 };
+	struct sched_cfg c = { .nwin = 40, .brk = brk, .plant = plant, .plant2 = plant2, .seed = 2 };
+	struct sched sc;
+	struct patterns_result *r;
+	struct actors_result ar = { 0 };
+	struct actor a = { 0 };
+	struct actor_break b[14] = { 0 };
+	struct analysis_opts ao;
+	const struct pattern *p;
+	size_t nb = 0;
+
+	for (int k = 1; k < 39 && nb < 14; k += 2) {
+		brk[k] = true;
+		plant[k] = nb < 6;
+		plant2[k] = nb >= 6 && nb < 12;
+		b[nb].before = (size_t)k;
+		b[nb].late = (size_t)k + 1;
+		b[nb].lateness_ns = nb < 6 ? 3 * (int64_t)P : nb < 12 ? 3 * (int64_t)P / 10 : 1000000 * (int64_t)P;
+		nb++;
+	}
+	sched_build(&sc, &c);
+	a.kind = ACTOR_THREAD;
+	a.thread = sc.src;
+	snprintf(a.name, sizeof(a.name), "src/%d", SRC);
+	a.windows = sc.w;
+	a.nwindows = sc.nw;
+	a.breaks = b;
+	a.nbreaks = nb;
+	a.st.period_ns = P;
+	ar.v = &a;
+	ar.n = 1;
+	ar.upstream = 0;
+	analysis_opts_default(&ao);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	cr_assert_eq(r->npos, 14);
+	cr_assert_geq(r->nlevels, 2);
+	cr_assert(!r->levels[0].found);
+	cr_assert_eq(r->levels[1].breaks, 8);
+	cr_assert_eq(r->levels[1].late_above_ns, 3 * (int64_t)P / 10);
+	cr_assert(r->levels[1].found);
+	p = &r->v[0];
+	cr_assert_eq(p->level, 1);
+	cr_assert_eq(p->count_pos, 6);
+	cr_assert_eq(p->breaks, 8);
+	cr_assert_eq(p->count_neg, 0);
+	cr_assert_not_null(find(r, "usb-storage switched in"));
+	patterns__free(r);
+	sched_free(&sc);
+}
+
 /* More kept periods than max_subtraces: an even sample, counted. */
 Test(patterns, sampling)
 {
