@@ -73,10 +73,9 @@ if [ ${#files[@]} -eq 0 ]; then
 	else
 		tmp=$(mktemp -d /tmp/qostrace-bench-XXXXXX)
 		trap 'rm -rf "$tmp"' EXIT
-		rt=(); command -v chrt >/dev/null && rt=(chrt -f 5)
-		"$q" record -q -o "$tmp/pipeline.qtrace" -- "${rt[@]}" "$q" __pipeline --frames 500 \
+		"$q" record -q -o "$tmp/pipeline.qtrace" -- "$q" __pipeline --frames 500 \
 			--every 500ms --disturb thread --name usb-storage && files+=("$tmp/pipeline.qtrace")
-		( sleep 0.3; "${rt[@]}" "$q" __pipeline --frames 500 --every 500ms --disturb thread \
+		( sleep 0.3; "$q" __pipeline --frames 500 --every 500ms --disturb thread \
 			--name usb-storage ) &
 		"$q" record -q -a -d 6 -o "$tmp/system-wide.qtrace" && files+=("$tmp/system-wide.qtrace")
 		wait
