@@ -13,9 +13,11 @@
 #    disturbed every 0.5 s by a thread named usb-storage. Needs root and
 #    BPF; otherwise skipped. Or pass trace files: they are reported too.
 #
-#   scripts/bench-patterns.sh [TRACE.qtrace...]     Env: OUTPUT (build dir)
-# Peak RSS: getrusage in the synthetic runs (it includes the synthetic
-# trace and its timeline), /usr/bin/time for report.
+#   scripts/bench-patterns.sh [TRACE.qtrace...]
+# Env: OUTPUT (build dir), ACTOR (report --actor, default src; auto: none)
+# Memory: the stage's own peak in the synthetic runs (VmHWM reset before it,
+# minus VmRSS then: the synthetic trace and its timeline are not counted);
+# the whole process's peak (/usr/bin/time) for report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUTPUT:-build}
@@ -28,14 +30,14 @@ kv() { sed -n "s/^$1 //p" <<<"$2" | head -1; }
 
 echo
 echo "== synthetic: 1,000 subtraces of ~2,000 symbols (200 breaks, 800 periods)"
-printf '%-22s %6s %8s %8s %8s %5s %-9s %6s %8s  %s\n' config vocab symbols "symb_s" "mine_s" runs thresh rank "rss_MB" "bounds / top pattern"
+printf '%-22s %6s %8s %8s %8s %5s %-9s %6s %8s  %s\n' config vocab symbols "symb_s" "mine_s" runs thresh rank "stageMB" "bounds / top pattern"
 run() {
 	local name=$1; shift
 	local o
 	o=$("$bin" "$@")
 	printf '%-22s %6s %8s %8s %8s %5s %-9s %6s %8s  %s\n' "$name" "$(kv vocabulary "$o")" "$(kv symbols "$o")" \
 		"$(kv symbolize_s "$o")" "$(kv mine_s "$o")" "$(kv runs "$o")" "$(kv thresholds "$o")" \
-		"$(kv target_rank "$o")" "$(awk '{printf "%.0f", $1/1024}' <<<"$(kv peak_rss_kb "$o")")" \
+		"$(kv target_rank "$o")" "$(awk '{printf "%.0f", $1/1024}' <<<"$(kv stage_peak_kb "$o")")" \
 		"$(kv bounds "$o")"
 	printf '%-22s %s\n' "" "$(kv top1 "$o")"
 }
@@ -50,7 +52,7 @@ run "5000 symb, uncut" --pos 40 --neg 160 --len 5000
 report() {
 	local f=$1 json t
 	json=$(mktemp)
-	t=$( { /usr/bin/time -f '%e %M' "$q" report -q --json "$f" >"$json"; } 2>&1 | tail -1)
+	t=$( { /usr/bin/time -f '%e %M' "$q" report -q --json "${actor[@]}" "$f" >"$json"; } 2>&1 | tail -1)
 	local field
 	# the fields of "patterns_search" (4 spaces deep in the pretty JSON)
 	field() { sed -n '/^  "patterns_search"/,/^  }/p' "$json" | sed -n "s/^    \"$1\": \(.*\)\$/\1/p" | sed 's/,$//; s/"//g' | head -1; }
@@ -59,10 +61,13 @@ report() {
 		"$(awk '{printf "%.3f", $1/1e9}' <<<"$(field mine_ns)")" \
 		"$(awk '{printf "%.3f", $1/1e9}' <<<"$(field elapsed_ns)")" "${t% *}" \
 		"$(awk '{printf "%.0f", $1/1024}' <<<"${t#* }")"
-	"$q" report -q --color never "$f" | sed -n '/^== What happens/,$p' | grep -E '^ +[1-3]\. ' | sed 's/^/      /'
+	"$q" report -q --color never "${actor[@]}" "$f" | sed -n '/^== What happens/,$p' | grep -E '^ +[1-3]\. ' | sed 's/^/      /'
 	rm -f "$json"
 }
 
+# The demo's actor: which actor is the most upstream breaking one is the
+# actors stage's business (ACTOR=auto: its choice).
+actor=(--actor "${ACTOR:-src}"); [ "${ACTOR:-}" = auto ] && actor=()
 echo
 echo "== qostrace report on recordings (patterns: mine_s, stage_s; the whole report: report_s, rss_MB)"
 printf '%-20s %-13s %7s %8s %6s %5s %5s %8s %8s %7s %6s\n' trace actor events symbols vocab pos neg mine_s stage_s report_s rss_MB
@@ -73,12 +78,20 @@ if [ ${#files[@]} -eq 0 ]; then
 	else
 		tmp=$(mktemp -d /tmp/qostrace-bench-XXXXXX)
 		trap 'rm -rf "$tmp"' EXIT
-		"$q" record -q -o "$tmp/pipeline.qtrace" -- "$q" __pipeline --frames 500 \
-			--every 500ms --disturb thread --name usb-storage && files+=("$tmp/pipeline.qtrace")
+		if "$q" record -q -o "$tmp/pipeline.qtrace" -- "$q" __pipeline --frames 500 \
+			--every 500ms --disturb thread --name usb-storage; then
+			files+=("$tmp/pipeline.qtrace")
+		else
+			echo "(recording the pipeline failed)"
+		fi
 		( sleep 0.3; "$q" __pipeline --frames 500 --every 500ms --disturb thread \
-			--name usb-storage ) &
-		"$q" record -q -a -d 6 -o "$tmp/system-wide.qtrace" && files+=("$tmp/system-wide.qtrace")
-		wait
+			--name usb-storage >/dev/null ) &
+		if "$q" record -q -a -d 6 -o "$tmp/system-wide.qtrace"; then
+			files+=("$tmp/system-wide.qtrace")
+		else
+			echo "(recording system-wide failed: status $?)"
+		fi
+		wait || true
 	fi
 fi
 for f in "${files[@]}"; do report "$f"; done

@@ -166,6 +166,34 @@ static int step(struct gen *g)
 	return 1;
 }
 
+/* VmRSS or VmHWM of this process, kB; -1 if unknown. */
+static long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = atol(line + strlen(key) + 1);
+	fclose(f);
+	return v;
+}
+
+/* Resets VmHWM to the current RSS (Linux >= 4.0), so that the stage's own
+ * peak can be told apart from the synthetic trace's. */
+static void reset_peak(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+
+	if (f) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
 static long peak_rss_kb(void)
 {
 	struct rusage ru;
@@ -186,6 +214,7 @@ int main(int argc, char **argv)
 	struct patterns_opts o;
 	struct patterns_result *r;
 	uint32_t nwin, usb_tid = TID0 + USB_IDX, npos_planted = 0, nneg_planted = 0;
+	long rss0, hwm;
 	int64_t t0;
 	int err;
 
@@ -309,8 +338,11 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < tl->nthreads; i++)
 			if (tl->threads[i].tid == SRC)
 				src = (uint32_t)i;
+		reset_peak();
+		rss0 = status_kb("VmRSS");
 		t0 = now_ns();
 		err = patterns__mine_windows(tl, w, nwin + 2, src, &o, &r);
+		hwm = status_kb("VmHWM");
 	}
 	if (err) {
 		fprintf(stderr, "patterns: %s\n", strerror(-err));
@@ -351,6 +383,8 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("peak_rss_kb %ld\n", peak_rss_kb());
+	if (rss0 >= 0 && hwm >= rss0)
+		printf("stage_peak_kb %ld\n", hwm - rss0);
 	patterns__free(r);
 	free(w);
 	timeline__free(tl);
