@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "critical.h"
 #include "report.h"
 #include "tracefile.h"
 
@@ -150,6 +151,11 @@ int report_json(const struct analysis *a, FILE *f)
 		report_json_threads(a, w);
 	}
 	/* Stages add their sections here: actors + upstream_actor, patterns, critical. */
+	jsonw_name(w, "critical");
+	if (a->critical)
+		critical__json(a->critical, a, w);
+	else
+		jsonw_null(w);
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 	return ferror(f) ? -1 : 0;
