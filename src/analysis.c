@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actors.h"
 #include "analysis.h"
 #include "critical.h"
 #include "log.h"
@@ -51,7 +52,9 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	a->tl = tl;
 	a->opts = *o;
 	/* Stages are added here in DESIGN.md order: actors, critical, patterns. */
-	err = run_critical(a, tl);
+	err = actors__analyse(tl, o, &a->actors);
+	if (!err)
+		err = run_critical(a, tl);
 	if (err) {
 		analysis__free(a);
 		return err;
@@ -86,6 +89,7 @@ void analysis__free(struct analysis *a)
 {
 	if (!a)
 		return;
+	actors__free(a->actors);
 	critical__free(a->critical);
 	free(a);
 }

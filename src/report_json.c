@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actors.h"
 #include "codec.h"
 #include "critical.h"
 #include "report.h"
@@ -151,6 +152,7 @@ int report_json(const struct analysis *a, FILE *f)
 		report_json_threads(a, w);
 	}
 	/* Stages add their sections here: actors + upstream_actor, patterns, critical. */
+	actors__json(a->actors, a->tl, w);
 	jsonw_name(w, "critical");
 	if (a->critical)
 		critical__json(a->critical, a, w);
