@@ -156,6 +156,10 @@ static void json_segments(json_writer_t *w, const struct analysis *a, const stru
 			jsonw_string_field(w, "category", cat_ids[s->cat]);
 			jsonw_string_field(w, "category_name", critical_cat_name(s->cat, s->sub, a->trace, b, sizeof(b)));
 		}
+		if (s->kind == CRIT_SEG_WAIT && s->cpu != UINT16_MAX) {
+			jsonw_u64_field(w, "cpu", s->cpu);
+			jsonw_i64_field(w, "cpu_held_ns", s->held_ns);
+		}
 		if (s->holder != CRIT_NONE) {
 			jsonw_name(w, "cpu_held_by");
 			jsonw_start_object(w);
@@ -267,6 +271,12 @@ static void json_whole(json_writer_t *w, const struct critical_result *r, const 
 		jsonw_start_object(w);
 		json_task_list(w, a, "tasks", r->common, r->ncommon);
 		json_lines(w, a, "lines", r->common, r->ncommon);
+		/* joined[i]: the edge from the task before is on every critical path too. */
+		jsonw_name(w, "joined");
+		jsonw_start_array(w);
+		for (size_t i = 0; i < r->ncommon; i++)
+			jsonw_bool(w, r->common_joined[i]);
+		jsonw_end_array(w);
 		jsonw_end_object(w);
 	} else {
 		jsonw_null_field(w, "critical_tasks");
@@ -279,8 +289,15 @@ static void json_culprit(json_writer_t *w, const struct analysis *a, const struc
 {
 	struct crit_share one = b->culprit;
 
+	jsonw_i64_field(w, "release_excess_ns", b->release_excess_ns);
+	if (b->release_excess_ns > 0) {
+		char buf[64];
+
+		jsonw_string_field(w, "release", critical_cat_name(b->release.cat, b->release.sub, a->trace, buf,
+								   sizeof(buf)));
+	}
 	jsonw_name(w, "delayed_by");
-	if (!b->path.nshare) {
+	if (!one.ns) {
 		jsonw_null(w);
 		return;
 	}
@@ -459,8 +476,8 @@ static void print_culprit(FILE *f, const struct analysis *a, const struct crit_b
 	char b1[32], b2[64];
 
 	fmt_duration(b1, sizeof(b1), c->ns);
-	if (!b->path.nshare) {
-		fprintf(f, "nothing on its path");
+	if (!c->ns) {
+		fprintf(f, "nothing on its path took longer than usual");
 	} else if (c->thread != CRIT_NONE && c->thread == self) {
 		fprintf(f, "it ran %s itself", b1);
 	} else if (c->thread != CRIT_NONE && c->held_ns >= c->run_ns) {
@@ -469,12 +486,13 @@ static void print_culprit(FILE *f, const struct analysis *a, const struct crit_b
 	} else if (c->thread != CRIT_NONE) {
 		fprintf(f, "waited for %s, which ran %s on its critical path", owner_name(a, c->thread, b2, sizeof(b2)),
 			b1);
-	} else if (is_release(c->cat)) {
-		fprintf(f, "its chain waited %s for its release (%s)", b1,
-			critical_cat_name(c->cat, c->sub, a->trace, b2, sizeof(b2)));
 	} else {
 		fprintf(f, "%s %s", critical_cat_name(c->cat, c->sub, a->trace, b2, sizeof(b2)), b1);
 	}
+	if (b->release_excess_ns > b->excess_ns)
+		fprintf(f, "; its chain was released %s later than usual (%s)",
+			fmt_duration(b1, sizeof(b1), b->release_excess_ns),
+			critical_cat_name(b->release.cat, b->release.sub, a->trace, b2, sizeof(b2)));
 }
 
 static void print_trace(const struct critical_result *r, const struct analysis *a, FILE *f,
@@ -486,7 +504,9 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 	long up = a->actors ? a->actors->upstream : -1;
 
 	fprintf(f, "eps %s (%s", fmt_duration(b1, sizeof(b1), r->epsilon_ns), r->epsilon_source);
-	if (!strcmp(r->epsilon_source, "auto"))
+	if (!strcmp(r->epsilon_source, "auto") && r->epsilon_evidence_ns == 0)
+		fprintf(f, ": every wakeup latency was spent behind another thread, so none is invisible; Theorem 2");
+	else if (!strcmp(r->epsilon_source, "auto"))
 		fprintf(f, ": largest wakeup latency not spent behind another thread, %s, Theorem 2%s",
 			fmt_duration(b2, sizeof(b2), r->epsilon_evidence_ns), r->epsilon_capped ? "; capped" : "");
 	fprintf(f, ")\n");
@@ -565,15 +585,16 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 	}
 }
 
-static void print_task_list(FILE *f, const struct analysis *a, const uint32_t *v, size_t n, const char *sep,
-			    size_t max)
+/* Tasks joined by sep, or where joined[i] is 0 by " ... " (not adjacent). */
+static void print_task_list(FILE *f, const struct analysis *a, const uint32_t *v, const uint8_t *joined, size_t n,
+			    const char *sep, size_t max)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (i == max && n > max + 1) {
-			fprintf(f, "%s... (%zu more)%s%s", sep, n - max - 1, sep, task_name(a, v[n - 1]));
+			fprintf(f, " ... (%zu more) ... %s", n - max - 1, task_name(a, v[n - 1]));
 			break;
 		}
-		fprintf(f, "%s%s", i ? sep : "", task_name(a, v[i]));
+		fprintf(f, "%s%s", !i ? "" : joined && !joined[i] ? " ... " : sep, task_name(a, v[i]));
 	}
 }
 
@@ -608,13 +629,13 @@ static void print_gantt(const struct critical_result *r, const struct analysis *
 		fprintf(f, " (%" PRId64 " ns)", r->makespan_ns);
 	fprintf(f, "\n");
 	fprintf(f, "critical tasks (%zu, float 0): ", r->ncritical);
-	print_task_list(f, a, r->critical, r->ncritical, ", ", list);
+	print_task_list(f, a, r->critical, NULL, r->ncritical, ", ", list);
 	fprintf(f, "\n");
 	if (r->npaths <= CRIT_MAX_PATHS && r->npaths == r->npaths_listed) {
 		fprintf(f, "critical path%s (%" PRIu64 "):\n", r->npaths == 1 ? "" : "s", r->npaths);
 		for (size_t i = 0; i < r->npaths_listed; i++) {
 			fprintf(f, "  ");
-			print_task_list(f, a, r->paths[i], r->path_len[i], " -> ", list);
+			print_task_list(f, a, r->paths[i], NULL, r->path_len[i], " -> ", list);
 			fprintf(f, "\n");
 		}
 	} else {
@@ -624,7 +645,7 @@ static void print_gantt(const struct critical_result *r, const struct analysis *
 			fprintf(f, "%" PRIu64 " critical paths", r->npaths);
 		fprintf(f, "; on all of them (certainly critical, seed §II-B): ");
 		if (r->ncommon)
-			print_task_list(f, a, r->common, r->ncommon, " -> ", list);
+			print_task_list(f, a, r->common, r->common_joined, r->ncommon, " -> ", list);
 		else
 			fprintf(f, "no task");
 		fprintf(f, "\n");
