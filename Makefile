@@ -56,10 +56,13 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TESTS     := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
 WORK_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORK_SRCS))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_OUT  := build-fuzz
+FUZZERS   := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRCS))
 BENCH_SRCS := $(wildcard tests/bench/*.c)
 BENCHES   := $(patsubst tests/bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all test check unit e2e clean workloads bench-progs deps demo
+.PHONY: all test check unit e2e clean workloads bench-progs deps demo fuzz
 all: $(PROG) $(WORKLOADS)
 
 $(OUTPUT)/bpf/vmlinux.h: | $(OUTPUT)/bpf
@@ -131,8 +134,29 @@ e2e: $(PROG) $(TESTS) $(WORKLOADS)
 
 workloads: $(WORKLOADS)
 
+# libFuzzer targets, built by clang with ASan + UBSan over a library of
+# their own (make fuzz; scripts/fuzz.sh runs them on the seed corpus).
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -Iinclude -I$(OUTPUT)/skel \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
+
+$(FUZZ_OUT)/obj/%.o: src/%.c | $(SKELS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_OUT)/libqostrace.a: $(FUZZ_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_OUT)/%: tests/fuzz/%.c $(FUZZ_OUT)/libqostrace.a
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OUT)/libqostrace.a $(LDLIBS) -o $@
+
+fuzz: $(FUZZERS)
+
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf build build-san build-fuzz
 
--include $(wildcard $(OUTPUT)/obj/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/obj/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(FUZZ_OUT)/obj/*.d)

@@ -22,9 +22,14 @@
  * Occurrences. A thread actor's occurrences are its run intervals; a run
  * that was already running when the recording started (TL_RUN_START_CUT)
  * and the runs it continues into by preemption are left out: their
- * invocation began before the recording and its start is unknown. A run
- * still running at the end (TL_RUN_END_CUT) keeps its real start. A
- * syscall actor's occurrences are the thread's calls of that syscall.
+ * invocation began before the recording and its start is unknown. So is
+ * the first segment (runs up to the first voluntary pause) of a thread born
+ * during the recording: its set-up, whose distance to the first real
+ * invocation would be a break in every pipeline that starts. A run still
+ * running at the end (TL_RUN_END_CUT) keeps its real start; one whose
+ * switch-in was not reported (TL_RUN_START_UNSURE) the start its kernel
+ * runtime gives (its window is a gap: see the breaks below). A syscall
+ * actor's occurrences are the thread's calls of that syscall.
  *
  * Invocations. Fragments that ended preempted continue into the next one
  * (exact); the other boundaries by SATM's clustering (invocations.h) with
@@ -126,7 +131,8 @@ struct actor {
 	/* Added by the actors stage itself (not part of the original contract). */
 	char comm[16];			/* the thread's name */
 	size_t noccurrences;		/* fragments clustered (cut runs left out) */
-	size_t ncut;			/* runs left out: begun before the recording */
+	size_t ncut;			/* runs left out: begun before the recording, or a born
+					 * thread's set-up */
 	struct invocations_info info;	/* how the clustering decided */
 	size_t nsplit;			/* invocations split by the periodic-segments rule */
 	size_t nbreaks_missing;		/* of the breaks, those flagged data_missing */

@@ -372,8 +372,13 @@ static size_t gather(struct ctx *c, const struct cand *cd, size_t *ncut)
 		const struct tl_run *runs = tl->runs + th->run0;
 		size_t j = 0;
 
-		/* The invocation under way at the start began at an unknown time. */
-		if (th->nrun && (runs[0].flags & TL_RUN_START_CUT)) {
+		/*
+		 * The invocation under way at the start began at an unknown
+		 * time; the first segment of a thread born in the recording is
+		 * its set-up, not its loop (its "interval" to the first real
+		 * invocation would be a break in every pipeline that starts).
+		 */
+		if (th->nrun && ((runs[0].flags & TL_RUN_START_CUT) || (th->flags & TT_BORN))) {
 			while (j < th->nrun && runs[j].end_state == QT_END_PREEMPTED)
 				j++;
 			j = j < th->nrun ? j + 1 : j;
@@ -908,7 +913,8 @@ static int collect_edges(struct ctx *c, struct actor_edge **out, size_t *nout)
 			count[a] = 0;
 		}
 	}
-	qsort(e, ne, sizeof(*e), cmp_edge);
+	if (ne)
+		qsort(e, ne, sizeof(*e), cmp_edge);
 out:
 	free(head);
 	free(next);

@@ -705,6 +705,33 @@ Test(actors, runs_cut_by_the_recording)
 	world_free(&w);
 }
 
+/* A thread born in the recording: its set-up run is not an invocation (nor its gap to the loop a break). */
+Test(actors, set_up_of_a_born_thread)
+{
+	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	const struct actor *a;
+
+	synth_thread(sy, 101, 100, "main");
+	synth_targets(sy, "100");
+	synth_task(sy, QT_REC_FORK, T0 + 5 * MS, 102, 100, 101, 100, "worker");
+	/* set-up: preempted once, then sleeps until the loop starts 50 ms later */
+	sched_run(&S, 102, 1, T0 + 6 * MS, T0 + 7 * MS, SYN_PREEMPT);
+	sched_run(&S, 102, 1, T0 + 8 * MS, T0 + 9 * MS, SYN_SLEEP);
+	for (int64_t t = T0 + 60 * MS; t < T0 + 990 * MS; t += 10 * MS)
+		sched_run(&S, 102, 1, t, t + 2 * MS, SYN_SLEEP);
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	a = actor_by_name(w.r, "worker/102");
+	cr_assert_eq(a->ncut, 2);
+	cr_assert_eq(a->ninv, 93);
+	cr_assert_eq(a->inv[0].start_ns, T0 + 60 * MS);
+	cr_assert_eq(a->nbreaks, 0, "no break from the set-up");
+	world_free(&w);
+}
+
 /* ---- syscall actors and specs ---- */
 
 static void sink_world(struct world *w)

@@ -7,8 +7,14 @@
  *
  * 20 ms rather than 10 ms: the stages need 8 ms of CPU per frame on the
  * test machines' two CPUs, and at 10 ms a busy machine (a parallel build)
- * makes the later stages fall behind. Needs root and a kernel qostrace can
- * record on; otherwise every test is SKIPPED with the reason.
+ * makes the later stages fall behind. The pipeline runs at real-time
+ * priority 5 (chrt, when there is one): below its disturber (10), above
+ * whatever else the machine runs; a parallel build or benchmark otherwise
+ * delays src by several ms at random, and its own log then shows a QCoD
+ * above 20 %: no period to find. CPU 1 rather than the default 0, away from
+ * other pipelines a parallel test run may pin there. Needs root and a
+ * kernel qostrace can record on; otherwise every test is SKIPPED with the
+ * reason.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +32,7 @@
 #include "trace.h"
 
 #define PERIOD_NS 20000000LL
+#define N_ARGV 26	/* the recording's argv with its NULL */
 
 static const char *build_dir(void)
 {
@@ -146,10 +153,13 @@ static void record_pipeline(void)
 	snprintf(done, sizeof(done), "%s/pl.done", dir);
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	if (!scratch || access(done, F_OK)) {
-		char *argv[] = { qostrace, "record", "-q", "-o", trace_path, "--", qostrace, "__pipeline",
-				 "--frames", "150", "--period", "20ms", "--disturb", "thread", "--every", "1s",
-				 "--length", "25ms", "--cpu", "0", "--log", log_path, NULL };
+		char *argv[] = { qostrace, "record", "-q", "-o", trace_path, "--", "/usr/bin/chrt", "-f", "5",
+				 qostrace, "__pipeline", "--frames", "150", "--period", "20ms", "--disturb", "thread",
+				 "--every", "1s", "--length", "25ms", "--cpu", "1", "--log", log_path, NULL };
 
+		/* without chrt, the pipeline runs at the normal priority */
+		if (access(argv[6], X_OK))
+			memmove(&argv[6], &argv[9], (N_ARGV - 9) * sizeof(*argv));
 		unlink(trace_path);
 		status = run(argv, NULL, 60000);
 		cr_assert(status != -1, "the recording did not finish within 60 s");
@@ -218,8 +228,12 @@ Test(e2e_actors, period_within_one_percent)
 	cr_assert(src->st.periodic, "src not periodic: QCoD %g", src->st.qcod);
 	cr_assert_lt(err, 0.01, "period %.0f ns", src->st.period_ns);
 	cr_assert_lt(fabs(src->st.period_ns - iv[n / 2]), 0.01 * PERIOD_NS);
-	/* every frame is an invocation, but the few a late src ran back to back */
-	cr_assert(src->ninv >= lg.nframes[SRC] - 2 * lg.ndisturb && src->ninv <= lg.nframes[SRC] + 3,
+	/*
+	 * Every frame is an invocation, but where a late src ran the next
+	 * frame only a few ms later: that pause looks like one inside an
+	 * invocation, and the two may be one. A busy machine makes many.
+	 */
+	cr_assert(src->ninv >= lg.nframes[SRC] * 8 / 10 && src->ninv <= lg.nframes[SRC] + 3,
 		  "%zu invocations for %zu frames", src->ninv, lg.nframes[SRC]);
 }
 
@@ -269,7 +283,7 @@ Test(e2e_actors, breaks_on_the_disturbances)
 		"%zu of the breaks end on a logged frame\n", src->nbreaks, src->nbreaks_missing, matched,
 		lg.ndisturb, real);
 	cr_assert_eq(matched, lg.ndisturb);
-	/* the first interval may end at the first frame after the thread's start-up run */
+	/* one may end on a pause inside a frame (src blocked on the log's lock) */
 	cr_assert_geq(real + 1, src->nbreaks, "%zu of %zu breaks end on a frame", real, src->nbreaks);
 }
 
@@ -297,17 +311,35 @@ Test(e2e_actors, source_is_the_most_upstream)
 		cr_assert_eq(tl->threads[res->v[i].thread].pid, (uint32_t)tl->threads[src->thread].pid);
 }
 
-/* A syscall actor: src's write of each frame into the pipe to dec. */
+/*
+ * A syscall actor: src's write of each frame into the pipe to dec. src also
+ * flushes the log's stdio buffer now and then (a write to another fd): the
+ * pipe is the fd most of its writes go to, and write(FD)@TID selects it.
+ */
 Test(e2e_actors, syscall_actor)
 {
+	const struct tl_thread *th = &tl->threads[thread_actor(res, lg.tid[SRC])->thread];
 	char spec[64];
 	const char *specs[] = { spec };
 	struct analysis_opts o;
 	struct actors_result *r = NULL;
 	const struct actor *a;
-	size_t matched = 0;
+	uint64_t fd = 0;
+	size_t matched = 0, best = 0;
 
-	snprintf(spec, sizeof(spec), "write@%d", lg.tid[SRC]);
+	for (size_t i = th->sc0; i < th->sc0 + th->nsc; i++) {
+		size_t same = 0;
+
+		if (tl->sc[i].nr != 1)	/* write on x86_64 */
+			continue;
+		for (size_t j = th->sc0; j < th->sc0 + th->nsc; j++)
+			same += tl->sc[j].nr == 1 && tl->sc[j].arg0 == tl->sc[i].arg0;
+		if (same > best) {
+			best = same;
+			fd = tl->sc[i].arg0;
+		}
+	}
+	snprintf(spec, sizeof(spec), "write(%llu)@%d", (unsigned long long)fd, lg.tid[SRC]);
 	analysis_opts_default(&o);
 	o.actor_specs = specs;
 	o.n_actor_specs = 1;
@@ -317,7 +349,7 @@ Test(e2e_actors, syscall_actor)
 	cr_assert_eq(a->kind, ACTOR_SYSCALL);
 	fprintf(stderr, "  %s: %zu calls, %zu invocations, period %.4f ms, %zu breaks\n", a->name, a->noccurrences,
 		a->ninv, a->st.period_ns / 1e6, a->nbreaks);
-	cr_assert_eq(a->noccurrences, lg.nframes[SRC], "one write per frame");
+	cr_assert_eq(a->noccurrences, lg.nframes[SRC], "one write into the pipe per frame");
 	cr_assert(a->st.periodic);
 	cr_assert_lt(fabs(a->st.period_ns - PERIOD_NS), 0.01 * PERIOD_NS);
 	for (size_t d = 0; d < lg.ndisturb; d++)
