@@ -3,13 +3,16 @@
 #  1. timeline-derived tasks (tests/bench/bench_critical.c: a synthetic 8-CPU
 #     timeline in memory, 16 actors), one size per process so that the peak
 #     is that size's; with and without transparent huge pages for malloc;
-#  2. `qostrace report` of a real recording of the built-in pipeline (needs
-#     root and BPF; skipped otherwise) and of a 1M-task Gantt chart.
+#  2. `qostrace report` (load, timeline, actors, critical) of a generated
+#     trace (tests/bench/gen_trace.c, GEN_EVENTS, default 10 M; 0 skips), of
+#     a real recording of the built-in pipeline (needs root and BPF; skipped
+#     otherwise) and of a 1M-task Gantt chart.
 #   scripts/bench-critical.sh [SIZES...]      default: 1000000 10000000
 set -eu
 cd "$(dirname "$0")/.."
 sizes=${*:-1000000 10000000}
 make -s all bench-progs >/dev/null
+echo "host: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 tmp=$(mktemp -d /tmp/qostrace-bench-critical-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -28,6 +31,25 @@ unset GLIBC_TUNABLES
 echo "peak_MB, B/task: the peak RSS the analysis adds to its input (VmHWM reset before it), per task."
 echo "cpu_s: CPU time of the whole stage (the machine may be shared: wall_s can be larger)."
 
+# The critical stage's own phases, from the JSON of a report.
+stage_timing() {
+	tr -d ' \n' <"$1" | grep -o '"critical":{"input":"trace","epsilon_ns":[0-9]*' | sed 's/.*:/  eps ns: /'
+	tr -d ' \n' <"$1" | grep -o '"wakeups_used":[a-z]*,"tasks":[0-9]*,"edges":{"total":[0-9]*' | head -1 | sed 's/^/  /'
+	tr -d ' \n' <"$1" | grep -o '"timing":{[^}]*}' | tail -1 | sed 's/^/  critical stage /'
+}
+
+gen=${GEN_EVENTS:-10000000}
+if [ "$gen" != 0 ]; then
+	echo
+	echo "== qostrace report --json of a generated trace of $gen events (gen_trace, 8 CPUs)"
+	build/bench/gen_trace "$tmp/gen.qtrace" "$gen" 8 >/dev/null
+	/usr/bin/time -f 'report: wall %e s, user %U s, sys %S s, max RSS %M kB' build/qostrace report --json \
+		"$tmp/gen.qtrace" >"$tmp/gen.json" 2>"$tmp/time"
+	tail -1 "$tmp/time"
+	stage_timing "$tmp/gen.json"
+	rm -f "$tmp/gen.qtrace" "$tmp/gen.json"
+fi
+
 echo
 echo "== qostrace report of a recording (300 frames of the pipeline, 3 s)"
 if build/qostrace record -q -o "$tmp/p.qtrace" -- build/qostrace __pipeline --frames 300 --disturb thread \
@@ -35,9 +57,7 @@ if build/qostrace record -q -o "$tmp/p.qtrace" -- build/qostrace __pipeline --fr
 	/usr/bin/time -f 'report: wall %e s, user %U s, max RSS %M kB' build/qostrace report --json "$tmp/p.qtrace" \
 		>"$tmp/p.json" 2>"$tmp/time"
 	tail -1 "$tmp/time"
-	tr -d ' \n' <"$tmp/p.json" | grep -o '"critical":{"input":"trace","epsilon_ns":[0-9]*' | sed 's/.*:/  eps ns: /'
-	tr -d ' \n' <"$tmp/p.json" | grep -o '"tasks":[0-9]*,"edges":{"total":[0-9]*' | head -1 | sed 's/^/  /'
-	tr -d ' \n' <"$tmp/p.json" | grep -o '"timing":{[^}]*}' | tail -1 | sed 's/^/  critical stage /'
+	stage_timing "$tmp/p.json"
 else
 	echo "  SKIPPED: cannot record here: $(tail -1 "$tmp/rec.err")"
 fi

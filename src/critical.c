@@ -1497,10 +1497,13 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	res->ntasks = m.n;
 
 	cap = o->epsilon_cap_ns > 0 ? o->epsilon_cap_ns : CRIT_DEFAULT_EPS_CAP;
+	/* What the wakeups say, also next to a given eps. */
+	if (tl->nwk > 0)
+		res->epsilon_evidence_ns = invisible_gap_max(&m);
 	if (o->epsilon_ns >= 0) {
 		eps = o->epsilon_ns;
 		res->epsilon_source = "given";
-	} else if (tl->nwk > 0 && (res->epsilon_evidence_ns = invisible_gap_max(&m)) >= 0) {
+	} else if (res->epsilon_evidence_ns >= 0) {
 		eps = res->epsilon_evidence_ns;
 		res->epsilon_source = "auto";
 		if (eps > cap) {

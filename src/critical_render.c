@@ -509,6 +509,9 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 	else if (!strcmp(r->epsilon_source, "auto"))
 		fprintf(f, ": largest wakeup latency not spent behind another thread, %s, Theorem 2%s",
 			fmt_duration(b2, sizeof(b2), r->epsilon_evidence_ns), r->epsilon_capped ? "; capped" : "");
+	else if (r->epsilon_evidence_ns >= 0)
+		fprintf(f, "; the wakeups say %s would do, Theorem 2",
+			fmt_duration(b2, sizeof(b2), r->epsilon_evidence_ns));
 	fprintf(f, ")\n");
 	fprintf(f, "%s tasks (%s), %s edges: %s CPU hand-overs, %s program order, %s wakeups\n",
 		fmt_count(b1, sizeof(b1), r->ntasks),

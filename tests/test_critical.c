@@ -471,6 +471,7 @@ Test(critical, epsilon_given_and_capped)
 	o.epsilon_ns = 200 * US;
 	run_critical(&f, &o);
 	cr_assert_str_eq(f.r->epsilon_source, "given");
+	cr_assert_eq(f.r->epsilon_evidence_ns, 20 * US);
 	cr_assert_eq(f.r->epsilon_ns, 200 * US);
 	cr_assert_eq(f.r->edges.confirmed, 2);
 	cr_assert_eq(f.r->edges.wakeups_beyond, 0);
@@ -539,6 +540,22 @@ Test(critical, same_cpu_handover)
 	cr_assert(f.r->wakeups == false);	/* no wakeups in this trace */
 	cr_assert_eq(f.r->edges.resource, 1);
 	cr_assert_eq(f.r->edges.unchecked, 1);	/* P -> R: exact but on another CPU, timing only */
+	fx_free(&f);
+}
+
+/* Nothing ran: an empty result, not an error. */
+Test(critical, empty_trace)
+{
+	struct fixture f;
+
+	fx_timeline(&f, synth_new(0, 100 * US, 2));
+	run_critical(&f, NULL);
+	cr_assert_eq(f.r->ntasks, 0);
+	cr_assert_eq(f.r->nedges, 0);
+	cr_assert_eq(f.r->makespan_ns, 0);
+	cr_assert_eq(f.r->whole_last, CRIT_NONE);
+	cr_assert_eq(f.r->whole.nshare, 0);
+	cr_assert_str_eq(f.r->epsilon_source, "default");
 	fx_free(&f);
 }
 
