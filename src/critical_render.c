@@ -528,8 +528,9 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 		fprintf(f, "%s cross-thread eps-edges kept unchecked (no wakeups used)\n",
 			fmt_count(b1, sizeof(b1), e->cross));
 	if (r->unexplained)
-		fprintf(f, "%s%zu of %s task starts have no recorded cause%s\n", rs_dim(st), r->unexplained,
-			fmt_count(b1, sizeof(b1), r->ntasks), rs_reset(st));
+		fprintf(f, "%s%zu of %s task starts have %s%s\n", rs_dim(st), r->unexplained,
+			fmt_count(b1, sizeof(b1), r->ntasks),
+			r->wakeups ? "no recorded cause" : "no predecessor within eps (eps check)", rs_reset(st));
 
 	if (r->whole.nshare) {
 		fprintf(f, "\n%sWhole recording%s: %s, into the last task to end (%s): ", rs_bold(st), rs_reset(st),
