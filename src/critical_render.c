@@ -476,6 +476,13 @@ static void print_culprit(FILE *f, const struct analysis *a, const struct crit_b
 	char b1[32], b2[64];
 
 	fmt_duration(b1, sizeof(b1), c->ns);
+	/* The larger excess tells the story: a late release, or what the chain waited for. */
+	if (b->release_excess_ns > b->excess_ns) {
+		fprintf(f, "its chain was released %s later than usual (%s)",
+			fmt_duration(b1, sizeof(b1), b->release_excess_ns),
+			critical_cat_name(b->release.cat, b->release.sub, a->trace, b2, sizeof(b2)));
+		return;
+	}
 	if (!c->ns) {
 		fprintf(f, "nothing on its path took longer than usual");
 	} else if (c->thread != CRIT_NONE && c->thread == self) {
@@ -489,10 +496,37 @@ static void print_culprit(FILE *f, const struct analysis *a, const struct crit_b
 	} else {
 		fprintf(f, "%s %s", critical_cat_name(c->cat, c->sub, a->trace, b2, sizeof(b2)), b1);
 	}
-	if (b->release_excess_ns > b->excess_ns)
-		fprintf(f, "; its chain was released %s later than usual (%s)",
-			fmt_duration(b1, sizeof(b1), b->release_excess_ns),
-			critical_cat_name(b->release.cat, b->release.sub, a->trace, b2, sizeof(b2)));
+}
+
+/* The breaks of the upstream actor (or of the others), latest first. */
+static void print_breaks(const struct critical_result *r, const struct analysis *a, FILE *f,
+			 const struct report_style *st, long up, bool upstream)
+{
+	size_t max = st->verbose ? SIZE_MAX : TOP_BREAKS, shown = 0, more = 0;
+	char b1[32], b2[32];
+
+	for (size_t i = 0; i < r->nbreaks && a->actors; i++) {
+		const struct crit_break *b = &r->breaks[i];
+		const struct actor *ac = &a->actors->v[b->actor];
+		const struct actor_break *ab = &ac->breaks[b->brk];
+		double at = a->trace ? (ab->end_ns - (int64_t)a->trace->start_ns) / 1e9 : 0;
+
+		if (((long)b->actor == up) != upstream)
+			continue;
+		if (shown++ >= max) {
+			more++;
+			continue;
+		}
+		fprintf(f, "  %s at %.3f s, %s late: ", ac->name, at, fmt_duration(b1, sizeof(b1), b->lateness_ns));
+		print_culprit(f, a, b, ac->thread);
+		fprintf(f, "%s\n    path %s: ", ab->data_missing ? " (data missing)" : "",
+			fmt_duration(b2, sizeof(b2), b->path.end_ns - b->path.start_ns));
+		print_inline(f, a, b->path.share, b->path.nshare, 4);
+		fprintf(f, "\n");
+	}
+	if (more)
+		fprintf(f, "  %s... %zu more%s (-v)%s\n", rs_dim(st), more, upstream ? " of the upstream actor" : "",
+			rs_reset(st));
 }
 
 static void print_trace(const struct critical_result *r, const struct analysis *a, FILE *f,
@@ -566,30 +600,13 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 		fprintf(f, "\n");
 	}
 	if (r->nbreaks) {
-		size_t nb = st->verbose ? r->nbreaks : (r->nbreaks < TOP_BREAKS ? r->nbreaks : TOP_BREAKS);
-
-		fprintf(f, "\n%sWhat delayed the late invocations%s (%zu breaks, latest first):\n", rs_bold(st),
-			rs_reset(st), r->nbreaks);
-		for (size_t i = 0; i < nb && a->actors; i++) {
-			const struct crit_break *b = &r->breaks[i];
-			const struct actor *ac = &a->actors->v[b->actor];
-			const struct actor_break *ab = &ac->breaks[b->brk];
-			double at = a->trace ? (ab->end_ns - (int64_t)a->trace->start_ns) / 1e9 : 0;
-
-			fprintf(f, "  %s at %.3f s, %s late: ", ac->name, at,
-				fmt_duration(b1, sizeof(b1), b->lateness_ns));
-			print_culprit(f, a, b, ac->thread);
-			fprintf(f, "%s\n    path %s: ", ab->data_missing ? " (data missing)" : "",
-				fmt_duration(b2, sizeof(b2), b->path.end_ns - b->path.start_ns));
-			print_inline(f, a, b->path.share, b->path.nshare, 4);
-			fprintf(f, "\n");
-		}
-		if (nb < r->nbreaks)
-			fprintf(f, "  %s... %zu more (-v)%s\n", rs_dim(st), r->nbreaks - nb, rs_reset(st));
+		fprintf(f, "\n%sWhat delayed the late invocations%s (%zu breaks, latest first; the upstream actor's "
+			"first):\n", rs_bold(st), rs_reset(st), r->nbreaks);
+		print_breaks(r, a, f, st, up, true);
+		print_breaks(r, a, f, st, up, false);
 	}
 }
 
-/* Tasks joined by sep, or where joined[i] is 0 by " ... " (not adjacent). */
 static void print_task_list(FILE *f, const struct analysis *a, const uint32_t *v, const uint8_t *joined, size_t n,
 			    const char *sep, size_t max)
 {

@@ -447,6 +447,9 @@ Test(e2e_critical, report_renders)
 	txt = slurp(out);
 	cr_assert(strstr(txt, "== Critical path (Hendriks & Vaandrager)"), "%s", txt);
 	cr_assert(strstr(txt, "confirmed by wakeups"), "%s", txt);
+	/* The actors stage finds the disturbed breaks; the section says who held the CPU. */
+	cr_assert(strstr(txt, "What delayed the late invocations"), "%s", txt);
+	cr_assert(strstr(txt, "for CPU behind disturber/"), "%s", txt);
 	snprintf(out, sizeof(out), "%s/report.json", dir);
 	cr_assert_eq(run(argv_j, out, 60000), 0);
 	json = slurp(out);
