@@ -64,9 +64,12 @@
  * A breaking actor is one that is periodic with at least one trusted
  * break. X is fed by Y when Y reaches X over kept edges (through any
  * actors) and X does not reach Y back. The most upstream breaking actor is
- * one that no other breaking actor feeds; unrelated actors (separate
- * components) and cycles leave several such: the earliest first trusted
- * break wins (then the lower index).
+ * one that no other breaking actor feeds. Unrelated actors (separate
+ * components: a pipeline and a periodic housekeeping thread) and cycles
+ * leave several such; then the one whose delay reaches the most other
+ * breaking actors wins (it explains the most), then the one with the worst
+ * break relative to its period, then the earliest first trusted break,
+ * then the lower index.
  */
 #ifndef QT_ACTORS_H
 #define QT_ACTORS_H

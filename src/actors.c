@@ -1049,11 +1049,35 @@ static int find_upstream(struct ctx *c)
 		for (size_t x = 0; x < nb && !r->v[brk[y]].fed; x++)
 			if (x != y && reach[x * nb + y] && !reach[y * nb + x])
 				r->v[brk[y]].fed = true;
-	for (size_t y = 0; y < nb; y++) {
-		size_t i = brk[y];
+	/* Among the unfed: widest reach, then worst relative lateness, then earliest. */
+	{
+		size_t best_reach = 0;
+		double best_late = 0;
 
-		if (!r->v[i].fed && (r->upstream < 0 || breaks_earlier(r, i, r->upstream)))
-			r->upstream = i;
+		for (size_t y = 0; y < nb; y++) {
+			size_t i = brk[y], n = 0;
+			double late;
+			bool better;
+
+			if (r->v[i].fed)
+				continue;
+			for (size_t z = 0; z < nb; z++)
+				n += z != y && reach[y * nb + z];
+			late = r->v[i].st.period_ns > 0 ? r->v[i].worst_lateness_ns / r->v[i].st.period_ns : 0;
+			if (r->upstream < 0)
+				better = true;
+			else if (n != best_reach)
+				better = n > best_reach;
+			else if (late != best_late)
+				better = late > best_late;
+			else
+				better = breaks_earlier(r, i, r->upstream);
+			if (better) {
+				r->upstream = i;
+				best_reach = n;
+				best_late = late;
+			}
+		}
 	}
 out:
 	free(first);

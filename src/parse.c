@@ -126,11 +126,12 @@ const char *fmt_duration(char *buf, size_t len, int64_t ns)
 {
 	double a = ns < 0 ? -(double)ns : (double)ns;
 
+	/* Thresholds after rounding to 3 digits: 999,994 ns is "1 ms", not "1e+03 us". */
 	if (a < 1e3)
 		snprintf(buf, len, "%lld ns", (long long)ns);
-	else if (a < 1e6)
+	else if (a < 999.5e3)
 		snprintf(buf, len, "%.3g us", ns / 1e3);
-	else if (a < 1e9)
+	else if (a < 999.5e6)
 		snprintf(buf, len, "%.3g ms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.3f s", ns / 1e9);
