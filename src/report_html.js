@@ -1,0 +1,823 @@
+/*
+ * qostrace report --html: the timeline and the tables, drawn from the two
+ * JSON blocks of the page (include/report_html.h describes qt-data).
+ * Hand-written, no library, no network. Embedded into the C program by
+ * scripts/gen-html-assets.sh.
+ *
+ * Scale: a lane's runs are decoded once into typed arrays with a prefix sum
+ * of busy time. A frame draws, per visible lane, either the exact intervals
+ * of the window (when there are fewer than pixels) or the busy fraction of
+ * each pixel column from two binary searches: O(pixels log n), whatever the
+ * number of events.
+ */
+(function () {
+'use strict';
+
+const T_START = performance.now();
+const $ = (id) => document.getElementById(id);
+const timing = {};
+
+let t = performance.now();
+const REPORT = JSON.parse($('qt-report').textContent);
+const D = JSON.parse($('qt-data').textContent);
+timing.parse_ms = performance.now() - t;
+
+/* ---- formatting ---- */
+
+function fmtDur(ns) {
+	const a = Math.abs(ns);
+	if (a >= 1e9) return (ns / 1e9).toFixed(a >= 1e10 ? 2 : 3) + ' s';
+	if (a >= 1e6) return (ns / 1e6).toFixed(a >= 1e7 ? 2 : 3) + ' ms';
+	if (a >= 1e3) return (ns / 1e3).toFixed(a >= 1e4 ? 2 : 3) + ' µs';
+	return Math.round(ns) + ' ns';
+}
+
+/* A time of the recording, relative to its start, at a given resolution. */
+function fmtAt(ns, step) {
+	const units = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs'], [1, 'ns']];
+	for (const [u, name] of units) {
+		if (step >= u || u === 1) {
+			const dec = Math.max(0, Math.min(6, Math.ceil(-Math.log10(step / u) - 1e-9)));
+			return (ns / u).toFixed(dec) + ' ' + name;
+		}
+	}
+	return ns + ' ns';
+}
+
+/* A precise time of the recording for tooltips: ms with ns digits. */
+function fmtMs(ns) {
+	return (ns / 1e6).toFixed(6) + ' ms';
+}
+
+function fmtPct(x) {
+	return (100 * x).toFixed(x >= 0.1 ? 0 : 1) + '%';
+}
+
+function absNs(rel) {
+	try {
+		return (BigInt(D.t0) + BigInt(Math.round(rel))).toString();
+	} catch (e) {
+		return String(rel);
+	}
+}
+
+function el(tag, attrs, ...kids) {
+	const e = document.createElement(tag);
+	for (const k in attrs || {}) {
+		if (k === 'class') e.className = attrs[k];
+		else if (k === 'title') e.title = attrs[k];
+		else if (k.startsWith('on')) e.addEventListener(k.slice(2), attrs[k]);
+		else e.setAttribute(k, attrs[k]);
+	}
+	for (const c of kids) {
+		if (c === null || c === undefined) continue;
+		e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+	}
+	return e;
+}
+
+/* ---- binary searches over sorted typed arrays ---- */
+
+/* First index with a[i] >= x (a non-decreasing). */
+function lowerBound(a, x, lo, hi) {
+	lo = lo || 0;
+	hi = hi === undefined ? a.length : hi;
+	while (lo < hi) {
+		const m = (lo + hi) >>> 1;
+		if (a[m] < x) lo = m + 1; else hi = m;
+	}
+	return lo;
+}
+
+/* First index with a[i] > x. */
+function upperBound(a, x, lo, hi) {
+	lo = lo || 0;
+	hi = hi === undefined ? a.length : hi;
+	while (lo < hi) {
+		const m = (lo + hi) >>> 1;
+		if (a[m] <= x) lo = m + 1; else hi = m;
+	}
+	return lo;
+}
+
+/* ---- the data, decoded ---- */
+
+t = performance.now();
+const STATE_COLOR = {
+	preempted: '#e8912d', sleep: '#3d7fc4', blocked: '#8d5fc9', other: '#8a939c',
+	exited: '#6b737b', running: '#4e9a5a', unknown: '#b4bbc2', task: '#3d7fc4',
+};
+const STATE_TEXT = {
+	preempted: 'then preempted (still runnable)', sleep: 'then slept (waits for an event)',
+	blocked: 'then blocked (I/O or a lock)', other: 'then stopped', exited: 'then exited',
+	running: 'still running when the recording stopped', unknown: 'its end was lost', task: '',
+};
+const stateColor = (D.states || []).map((s) => STATE_COLOR[s] || '#8a939c');
+const lanes = D.lanes || [];
+const actors = D.actors || [];
+const gaps = [];
+let nRuns = 0, nBreaks = 0;
+
+for (const L of lanes) {
+	const r = L.runs || [], n = (r.length / 3) | 0;
+	const s = new Float64Array(n), e = new Float64Array(n), code = new Uint32Array(n);
+	const cum = new Float64Array(n + 1);
+	let end = 0, busy = 0;
+	for (let i = 0, j = 0; i < n; i++, j += 3) {
+		const st = end + r[j], en = st + r[j + 1];
+		s[i] = st; e[i] = en; code[i] = r[j + 2];
+		cum[i] = busy;
+		busy += en - st;
+		end = en;
+	}
+	cum[n] = busy;
+	L.s = s; L.e = e; L.code = code; L.cum = cum; L.n = n;
+	L.runs = null;
+	L.actors = [];
+	L.crit = null;
+	nRuns += n;
+}
+for (let i = 0; i + 4 < (D.gaps || []).length; i += 5)
+	gaps.push({ cpu: D.gaps[i], s: D.gaps[i + 1], e: D.gaps[i + 2], kind: D.gaps[i + 3], lost: D.gaps[i + 4] });
+actors.forEach((A, k) => {
+	const v = A.inv || [], n = (v.length / 2) | 0;
+	A.is = new Float64Array(n);
+	A.ie = new Float64Array(n);
+	let end = 0;
+	for (let i = 0; i < n; i++) {
+		A.is[i] = end + v[2 * i];
+		A.ie[i] = A.is[i] + v[2 * i + 1];
+		end = Math.max(A.ie[i], A.is[i]);
+	}
+	A.inv = null;
+	A.ninv = n;
+	A.br = [];
+	const b = A.breaks || [];
+	for (let i = 0; i + 6 <= b.length; i += 6)
+		A.br.push({ before: b[i], late: b[i + 1], s: b[i + 2], e: b[i + 3], lateness: b[i + 4], missing: !!b[i + 5] });
+	A.lateSet = new Set(A.br.map((x) => x.late));
+	A.index = k;
+	nBreaks += A.br.length;
+	if (A.lane >= 0 && lanes[A.lane]) lanes[A.lane].actors.push(A);
+});
+const upstream = D.upstream >= 0 ? actors[D.upstream] : null;
+/* Critical tasks: (lane, run) pairs, sorted per lane. */
+if (D.critical && D.critical.runs) {
+	const per = new Map();
+	const c = D.critical.runs;
+	for (let i = 0; i + 1 < c.length; i += 2) {
+		if (!per.has(c[i])) per.set(c[i], []);
+		per.get(c[i]).push(c[i + 1]);
+	}
+	for (const [li, v] of per) {
+		if (!lanes[li]) continue;
+		v.sort((a, b) => a - b);
+		lanes[li].crit = Int32Array.from(v);
+	}
+}
+timing.decode_ms = performance.now() - t;
+
+/* ---- layout ---- */
+
+const LABEL_W = 200, AXIS_H = 30, LANE_H = 18, ACTOR_LANE_H = 34, LANE_GAP = 3;
+let laneY = [], totalH = 0;
+function layout() {
+	laneY = [];
+	let y = 0;
+	for (const L of lanes) {
+		L.h = L.actors.length ? ACTOR_LANE_H : LANE_H;
+		L.y = y;
+		laneY.push(y);
+		y += L.h + LANE_GAP;
+	}
+	totalH = y;
+}
+layout();
+
+const canvas = $('tl'), ctx = canvas.getContext('2d');
+const scroller = $('tl-scroll'), spacer = $('tl-spacer'), tip = $('tip');
+let W = 800, H = 300, PW = 600, dpr = 1;
+const MIN_SPAN = 1000;	/* 1 µs */
+const DUR = Math.max(D.dur || 0, 1);
+let v0 = 0, v1 = DUR;
+
+function resize() {
+	dpr = window.devicePixelRatio || 1;
+	W = Math.max(400, scroller.clientWidth || 800);
+	const want = AXIS_H + totalH + 6;
+	H = Math.max(140, Math.min(want, Math.round(window.innerHeight * 0.66)));
+	scroller.style.height = H + 'px';
+	spacer.style.height = want + 'px';
+	canvas.style.width = W + 'px';
+	canvas.style.height = H + 'px';
+	canvas.width = Math.round(W * dpr);
+	canvas.height = Math.round(H * dpr);
+	PW = W - LABEL_W;
+}
+
+const X = (ns) => LABEL_W + (ns - v0) / (v1 - v0) * PW;
+const T = (x) => v0 + (x - LABEL_W) / PW * (v1 - v0);
+
+/* Busy time of lane L in [0, t): a prefix sum and one binary search. */
+function busyBefore(L, t) {
+	const i = upperBound(L.s, t) - 1;
+	if (i < 0) return 0;
+	return L.cum[i] + Math.min(Math.max(t - L.s[i], 0), L.e[i] - L.s[i]);
+}
+
+/* Hatch for missing data. */
+const hatch = (function () {
+	const c = document.createElement('canvas');
+	c.width = c.height = 8;
+	const g = c.getContext('2d');
+	g.strokeStyle = 'rgba(90, 100, 110, 0.35)';
+	g.lineWidth = 1.5;
+	g.beginPath();
+	g.moveTo(0, 8); g.lineTo(8, 0);
+	g.stroke();
+	return ctx.createPattern(c, 'repeat');
+})();
+
+/* ---- drawing ---- */
+
+let stats = {};
+const ALPHA_LEVELS = 8;
+
+function drawLane(L, y, li) {
+	const h = L.h, top = y + (L.actors.length ? 8 : 1), bh = h - (L.actors.length ? 9 : 2);
+	if (li % 2 === 0) {
+		ctx.fillStyle = '#f7f9fb';
+		ctx.fillRect(LABEL_W, y - 1, PW, h + LANE_GAP - 1);
+	}
+	/* breaks behind everything of the lane */
+	for (const A of L.actors) {
+		for (const b of A.br) {
+			if (b.e < v0 || b.s > v1) continue;
+			const x0 = Math.max(LABEL_W, X(b.s)), x1 = Math.min(W, X(b.e));
+			ctx.fillStyle = b.missing ? 'rgba(120, 120, 120, 0.18)' : 'rgba(220, 45, 45, 0.20)';
+			ctx.fillRect(x0, y, Math.max(2, x1 - x0), h);
+			ctx.fillStyle = b.missing ? '#888' : '#c62828';
+			ctx.fillRect(Math.min(W - 2, X(b.e)) - 1, y, 2, h);
+			if (x1 - x0 > 90) {
+				ctx.font = '10px system-ui, sans-serif';
+				ctx.textAlign = 'right';
+				ctx.fillText('+' + fmtDur(b.lateness) + ' late', x1 - 5, y + h / 2 + 4);
+				ctx.textAlign = 'left';
+			}
+			stats.breaks++;
+		}
+	}
+	/* run intervals */
+	const i0 = upperBound(L.e, v0), i1 = lowerBound(L.s, v1);
+	const count = Math.max(0, i1 - i0);
+	const exact = count <= PW;
+	if (exact) {
+		for (let i = i0; i < i1; i++) {
+			const x0 = Math.max(LABEL_W, X(L.s[i])), x1 = Math.min(W, X(L.e[i]));
+			ctx.fillStyle = stateColor[L.code[i] & 7] || '#8a939c';
+			ctx.fillRect(x0, top, Math.max(0.8, x1 - x0), bh);
+		}
+		stats.runs += count;
+		stats.exactLanes++;
+	} else {
+		/* per-pixel busy fraction, batched into a few alpha levels */
+		const pxw = (v1 - v0) / PW;
+		const paths = [];
+		for (let k = 0; k < ALPHA_LEVELS; k++) paths.push(new Path2D());
+		let prev = busyBefore(L, v0), n = 0;
+		for (let px = 0; px < PW; px++) {
+			const b = busyBefore(L, v0 + (px + 1) * pxw);
+			const frac = (b - prev) / pxw;
+			prev = b;
+			if (frac <= 0) continue;
+			const k = Math.min(ALPHA_LEVELS - 1, Math.floor(Math.min(frac, 1) * ALPHA_LEVELS));
+			paths[k].rect(LABEL_W + px, top, 1, bh);
+			n++;
+		}
+		for (let k = 0; k < ALPHA_LEVELS; k++) {
+			ctx.fillStyle = 'rgba(47, 111, 179, ' + (0.25 + 0.75 * (k + 1) / ALPHA_LEVELS).toFixed(3) + ')';
+			ctx.fill(paths[k]);
+		}
+		stats.columns += n;
+		stats.aggregatedLanes++;
+	}
+	/* critical tasks: red outlines, or a red strip when aggregated */
+	if (L.crit) {
+		const c0 = lowerBound(L.crit, i0), c1 = lowerBound(L.crit, i1);
+		ctx.strokeStyle = '#d0021b';
+		ctx.fillStyle = '#d0021b';
+		ctx.lineWidth = 1.5;
+		let lastX = -1;
+		for (let c = c0; c < c1; c++) {
+			const i = L.crit[c];
+			const x0 = Math.max(LABEL_W, X(L.s[i])), x1 = Math.min(W, X(L.e[i]));
+			if (exact) {
+				ctx.strokeRect(x0 + 0.75, top + 0.75, Math.max(1, x1 - x0 - 1.5), bh - 1.5);
+			} else if (x1 > lastX) {
+				ctx.fillRect(x0, top + bh - 3, Math.max(1, x1 - x0), 3);
+				lastX = x1;
+			}
+			stats.critical++;
+		}
+	}
+	/* invocations: a strip above the runs, late ones red */
+	for (const A of L.actors) {
+		const j0 = upperBound(A.ie, v0), j1 = lowerBound(A.is, v1);
+		if (j1 - j0 > PW) continue;
+		for (let j = j0; j < j1; j++) {
+			const x0 = Math.max(LABEL_W, X(A.is[j])), x1 = Math.min(W, X(A.ie[j]));
+			ctx.fillStyle = A.lateSet.has(j) ? '#c62828' : '#33404d';
+			ctx.fillRect(x0, y + 2, Math.max(1, x1 - x0), 4);
+			stats.invocations++;
+		}
+	}
+}
+
+function niceStep(span, px) {
+	const raw = span / Math.max(1, px);
+	const p = Math.pow(10, Math.floor(Math.log10(raw)));
+	for (const m of [1, 2, 5, 10])
+		if (m * p >= raw) return m * p;
+	return 10 * p;
+}
+
+function drawAxis() {
+	ctx.fillStyle = '#fff';
+	ctx.fillRect(0, 0, W, AXIS_H);
+	ctx.strokeStyle = '#d9dee4';
+	ctx.beginPath();
+	ctx.moveTo(0, AXIS_H - 0.5);
+	ctx.lineTo(W, AXIS_H - 0.5);
+	ctx.stroke();
+	const step = niceStep(v1 - v0, PW / 110);
+	ctx.font = '11px system-ui, sans-serif';
+	ctx.fillStyle = '#5d6773';
+	ctx.textBaseline = 'middle';
+	const first = Math.ceil(v0 / step) * step;
+	for (let tt = first; tt <= v1; tt += step) {
+		const x = Math.round(X(tt)) + 0.5;
+		ctx.fillRect(x, AXIS_H - 7, 1, 6);
+		ctx.fillText(fmtAt(tt, step), x + 3, AXIS_H / 2 - 2);
+	}
+	/* missing data, marked on the axis too */
+	for (const g of gaps) {
+		if (g.e < v0 || g.s > v1) continue;
+		ctx.fillStyle = '#7a848e';
+		const x0 = Math.max(LABEL_W, X(g.s));
+		ctx.fillRect(x0, AXIS_H - 4, Math.max(2, Math.min(W, X(g.e)) - x0), 3);
+	}
+	ctx.fillStyle = '#fff';
+	ctx.fillRect(0, 0, LABEL_W, AXIS_H);
+	ctx.fillStyle = '#5d6773';
+	ctx.fillText(D.gantt ? 'actor' : 'thread', 8, AXIS_H / 2);
+}
+
+function drawLabels(first, last, scrollY) {
+	ctx.fillStyle = '#fff';
+	ctx.fillRect(0, AXIS_H, LABEL_W, H - AXIS_H);
+	ctx.textBaseline = 'alphabetic';
+	for (let li = first; li < last; li++) {
+		const L = lanes[li], y = AXIS_H + L.y - scrollY;
+		const isUp = upstream && L.actors.includes(upstream);
+		ctx.fillStyle = isUp ? '#c62828' : L.actors.length ? '#1d232b' : L.target ? '#2d3640' : '#66707a';
+		ctx.font = (L.actors.length ? '600 ' : '') + '12px system-ui, sans-serif';
+		const name = D.gantt ? L.name : L.name + ' ' + L.tid;
+		ctx.fillText(name.length > 28 ? name.slice(0, 27) + '…' : name, 8, y + 13);
+		if (L.actors.length) {
+			const A = L.actors[0];
+			ctx.font = '10px system-ui, sans-serif';
+			ctx.fillStyle = '#5d6773';
+			const per = A.period_ns > 0 ? (A.periodic ? 'period ' : 'not periodic, ') + fmtDur(A.period_ns) : 'no period';
+			ctx.fillText(per + ' · ' + A.br.length + ' break' + (A.br.length === 1 ? '' : 's'), 8, y + 27);
+		}
+	}
+	ctx.strokeStyle = '#d9dee4';
+	ctx.beginPath();
+	ctx.moveTo(LABEL_W - 0.5, AXIS_H);
+	ctx.lineTo(LABEL_W - 0.5, H);
+	ctx.stroke();
+}
+
+function draw() {
+	const t0 = performance.now();
+	stats = { lanes: 0, lanesTotal: lanes.length, runs: 0, columns: 0, exactLanes: 0, aggregatedLanes: 0,
+		breaks: 0, invocations: 0, critical: 0, gaps: 0, view: [v0, v1] };
+	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	ctx.clearRect(0, 0, W, H);
+	const scrollY = scroller.scrollTop;
+	canvas.style.top = scrollY + 'px';
+	/* lanes in view */
+	const first = Math.max(0, upperBound(laneY, scrollY) - 1);
+	let last = first;
+	while (last < lanes.length && laneY[last] < scrollY + H - AXIS_H) last++;
+	ctx.save();
+	ctx.beginPath();
+	ctx.rect(LABEL_W, AXIS_H, PW, H - AXIS_H);
+	ctx.clip();
+	/* the upstream actor's breaks, faint, across every lane: what else ran then */
+	if (upstream) {
+		for (const b of upstream.br) {
+			if (b.e < v0 || b.s > v1) continue;
+			const x0 = X(b.s);
+			ctx.fillStyle = 'rgba(220, 45, 45, 0.07)';
+			ctx.fillRect(x0, AXIS_H, Math.max(2, X(b.e) - x0), H - AXIS_H);
+		}
+	}
+	for (let li = first; li < last; li++) {
+		drawLane(lanes[li], AXIS_H + lanes[li].y - scrollY, li);
+		stats.lanes++;
+	}
+	for (const g of gaps) {
+		if (g.e < v0 || g.s > v1) continue;
+		const x0 = X(g.s);
+		ctx.fillStyle = 'rgba(160, 168, 176, 0.25)';
+		ctx.fillRect(x0, AXIS_H, Math.max(2, X(g.e) - x0), H - AXIS_H);
+		ctx.fillStyle = hatch;
+		ctx.fillRect(x0, AXIS_H, Math.max(2, X(g.e) - x0), H - AXIS_H);
+		stats.gaps++;
+	}
+	ctx.restore();
+	drawAxis();
+	drawLabels(first, last, scrollY);
+	$('view').textContent = fmtAt(v0, (v1 - v0) / 10) + ' … ' + fmtAt(v1, (v1 - v0) / 10) +
+		'  (' + fmtDur(v1 - v0) + ')';
+	stats.draw_ms = performance.now() - t0;
+	return stats;
+}
+
+let pending = false;
+function redraw() {
+	if (pending) return;
+	pending = true;
+	requestAnimationFrame(() => { pending = false; draw(); });
+}
+
+/* ---- navigation ---- */
+
+function setView(a, b) {
+	let span = Math.max(MIN_SPAN, b - a);
+	if (span >= DUR) { a = 0; span = DUR; }
+	a = Math.min(Math.max(a, 0), DUR - span);
+	v0 = a;
+	v1 = a + span;
+}
+
+function zoomAt(x, factor) {
+	const tc = T(Math.max(LABEL_W, Math.min(W, x)));
+	setView(tc - (tc - v0) * factor, tc + (v1 - tc) * factor);
+	redraw();
+}
+
+function scrollToLane(li) {
+	const L = lanes[li];
+	if (!L) return;
+	if (L.y < scroller.scrollTop || L.y + L.h > scroller.scrollTop + H - AXIS_H)
+		scroller.scrollTop = Math.max(0, L.y - 8);
+}
+
+/* Shows a break with its surroundings: three periods either side. */
+function goToBreak(A, b) {
+	const pad = Math.max(A.period_ns * 3, (b.e - b.s) * 0.5, 1e5);
+	setView(b.s - pad, b.e + pad);
+	scrollToLane(A.lane);
+	canvas.scrollIntoView({ block: 'nearest' });
+	redraw();
+}
+
+canvas.addEventListener('wheel', (ev) => {
+	ev.preventDefault();
+	const scale = ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? 400 : 1;
+	if (ev.shiftKey) {
+		scroller.scrollTop += ev.deltaY * scale;
+		return;
+	}
+	const r = canvas.getBoundingClientRect();
+	if (Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+		const dt = ev.deltaX * scale / PW * (v1 - v0);
+		setView(v0 + dt, v1 + dt);
+		redraw();
+		return;
+	}
+	zoomAt(ev.clientX - r.left, Math.exp(ev.deltaY * scale * 0.0015));
+}, { passive: false });
+
+let drag = null;
+canvas.addEventListener('mousedown', (ev) => {
+	drag = { x: ev.clientX, y: ev.clientY, v0, v1, top: scroller.scrollTop };
+	canvas.classList.add('dragging');
+	canvas.focus();
+});
+window.addEventListener('mouseup', () => {
+	drag = null;
+	canvas.classList.remove('dragging');
+});
+window.addEventListener('mousemove', (ev) => {
+	if (!drag) return;
+	const dt = (ev.clientX - drag.x) / PW * (drag.v1 - drag.v0);
+	setView(drag.v0 - dt, drag.v1 - dt);
+	scroller.scrollTop = drag.top - (ev.clientY - drag.y);
+	redraw();
+});
+canvas.addEventListener('dblclick', (ev) => {
+	const r = canvas.getBoundingClientRect();
+	zoomAt(ev.clientX - r.left, 0.25);
+});
+canvas.addEventListener('keydown', (ev) => {
+	const span = v1 - v0;
+	const mid = LABEL_W + PW / 2;
+	switch (ev.key) {
+	case 'w': case '+': case '=': zoomAt(mid, 0.5); break;
+	case 's': case '-': zoomAt(mid, 2); break;
+	case 'a': case 'ArrowLeft': setView(v0 - span * 0.2, v1 - span * 0.2); redraw(); break;
+	case 'd': case 'ArrowRight': setView(v0 + span * 0.2, v1 + span * 0.2); redraw(); break;
+	case '0': setView(0, DUR); redraw(); break;
+	default: return;
+	}
+	ev.preventDefault();
+});
+scroller.addEventListener('scroll', redraw);
+window.addEventListener('resize', () => { resize(); redraw(); });
+$('zoom-in').addEventListener('click', () => zoomAt(LABEL_W + PW / 2, 0.5));
+$('zoom-out').addEventListener('click', () => zoomAt(LABEL_W + PW / 2, 2));
+$('zoom-reset').addEventListener('click', () => { setView(0, DUR); redraw(); });
+
+/* ---- hover ---- */
+
+function laneAt(y) {
+	const yy = y - AXIS_H + scroller.scrollTop;
+	if (y < AXIS_H) return -1;
+	const li = upperBound(laneY, yy) - 1;
+	if (li < 0 || li >= lanes.length || yy > laneY[li] + lanes[li].h) return -1;
+	return li;
+}
+
+function describe(li, tt, x) {
+	const L = lanes[li], out = [];
+	const who = D.gantt ? L.name : L.name + '  tid ' + L.tid + ', pid ' + L.pid +
+		(L.target ? ', target' : '') + (L.kernel ? ', kernel thread' : '');
+	out.push(who);
+	const tol = 3 * (v1 - v0) / PW;
+	let i = upperBound(L.s, tt) - 1;
+	if (i < 0 || L.e[i] < tt - tol) {
+		const j = i + 1;
+		if (j < L.n && L.s[j] - tt <= tol) i = j;
+		else if (!(i >= 0 && tt - L.e[i] <= tol)) i = -1;
+	}
+	if (i >= 0) {
+		const st = D.states[L.code[i] & 7] || '?';
+		const flags = (L.code[i] >> 3) & 7;
+		if (D.gantt) {
+			out.push('task ' + (L.task ? D.names[L.task[i]] : '') + ' (line ' + (L.line ? L.line[i] : '?') + ')');
+			out.push(fmtDur(L.e[i] - L.s[i]) + ' from ' + fmtMs(L.s[i]) + ' to ' + fmtMs(L.e[i]));
+		} else {
+			out.push('ran ' + fmtDur(L.e[i] - L.s[i]) + ' on CPU ' + (L.code[i] >> 6) + ', ' + (STATE_TEXT[st] || st));
+			out.push('from ' + fmtMs(L.s[i]) + ' to ' + fmtMs(L.e[i]) + ' (monotonic ' + absNs(L.s[i]) + ' ns)');
+			if (flags & 1) out.push('was already running when the recording started');
+			if (flags & 4) out.push('its switch-in was not reported: the start is an upper bound');
+			if (flags & 2) out.push('still running when the recording stopped');
+		}
+		if (L.crit && L.crit[lowerBound(L.crit, i)] === i) out.push('on the critical path');
+	} else {
+		out.push('not running at ' + fmtAt(tt, (v1 - v0) / PW));
+	}
+	if (lowerBound(L.s, v1) - upperBound(L.e, v0) > PW) {	/* drawn as busy fraction */
+		const pxw = (v1 - v0) / PW * 4;
+		const b = (busyBefore(L, tt + pxw / 2) - busyBefore(L, tt - pxw / 2)) / pxw;
+		out.push('busy ' + fmtPct(Math.min(1, b)) + ' around here');
+	}
+	for (const A of L.actors) {
+		const j = upperBound(A.is, tt) - 1;
+		if (j >= 0 && A.ie[j] >= tt)
+			out.push(A.name + ': invocation ' + j + (A.lateSet.has(j) ? ' (late)' : '') + ', ' +
+				fmtDur(A.ie[j] - A.is[j]));
+		for (const b of A.br)
+			if (b.s <= tt && tt <= b.e)
+				out.push('period break of ' + A.name + ': ' + fmtDur(b.e - b.s) + ' between invocations ' +
+					b.before + ' and ' + b.late + ', period ' + fmtDur(A.period_ns) + ', ' +
+					fmtDur(b.lateness) + ' late' + (b.missing ? ' (data missing: not trusted)' : ''));
+	}
+	for (const g of gaps)
+		if (g.s <= tt && tt <= g.e)
+			out.push('missing data on CPU ' + g.cpu + ': ' + (g.kind === 1 ? g.lost + ' events lost' : 'switches not reported'));
+	return out.join('\n');
+}
+
+canvas.addEventListener('mousemove', (ev) => {
+	if (drag) { tip.hidden = true; return; }
+	const r = canvas.getBoundingClientRect();
+	const x = ev.clientX - r.left, y = ev.clientY - r.top;
+	const li = x > LABEL_W ? laneAt(y) : -1;
+	if (li < 0) { tip.hidden = true; return; }
+	tip.textContent = describe(li, T(x), x);
+	tip.hidden = false;
+	const wrap = $('tl-wrap').getBoundingClientRect();
+	let left = ev.clientX - wrap.left + 14, top = ev.clientY - wrap.top + 14;
+	if (left + tip.offsetWidth > wrap.width) left = Math.max(0, ev.clientX - wrap.left - tip.offsetWidth - 14);
+	tip.style.left = left + 'px';
+	tip.style.top = top + 'px';
+});
+canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
+
+/* ---- the page around the timeline ---- */
+
+function legend() {
+	const box = $('legend');
+	const used = new Set();
+	for (const L of lanes) for (let i = 0; i < Math.min(L.n, 2000); i++) used.add(L.code[i] & 7);
+	(D.states || []).forEach((s, k) => {
+		if (!used.has(k) && !['preempted', 'sleep', 'blocked'].includes(s)) return;
+		box.append(el('span', {}, el('i', { style: 'background:' + stateColor[k] }),
+			D.gantt ? 'task' : 'ran, then ' + s));
+	});
+	box.append(el('span', {}, el('i', { style: 'background:rgba(47,111,179,0.7)' }), 'busy fraction (zoomed out)'));
+	if (nBreaks) box.append(el('span', {}, el('i', { style: 'background:rgba(220,45,45,0.3)' }), 'period break'));
+	if (D.critical) box.append(el('span', {}, el('i', { style: 'border:2px solid #d0021b' }), 'critical task'));
+	if (gaps.length) box.append(el('span', {}, el('i', { style: 'background:#b9c0c7' }), 'missing data'));
+}
+
+function header() {
+	const tr = REPORT.trace;
+	if (tr) {
+		$('sub').textContent = tr.file + ' — ' + fmtDur(tr.duration_ns) + ' on ' + tr.cpus + ' CPU' +
+			(tr.cpus === 1 ? '' : 's') + ', ' + tr.events + ' events, ' +
+			(tr.lost_events ? tr.lost_events + ' lost' : 'none lost') + ', ' + lanes.length + ' threads ran';
+	} else {
+		$('sub').textContent = 'Gantt chart — ' + nRuns + ' tasks of ' + lanes.length + ' actors, ' + fmtDur(DUR);
+	}
+}
+
+function verdict() {
+	const v = $('verdict');
+	if (upstream) {
+		v.className = 'bad';
+		v.append(el('p', {}, el('b', {}, upstream.name), ' is the first stage to break its period: ' +
+			upstream.br.length + ' break' + (upstream.br.length === 1 ? '' : 's') + ' in ' +
+			upstream.ninv + ' invocations (period ' + fmtDur(upstream.period_ns) + ').'));
+		v.append(el('p', { class: 'muted' }, 'Its breaks are shaded red on its lane, and faintly across all lanes: look there for what else ran.'));
+	} else if (actors.length) {
+		v.append(el('p', {}, 'No periodic actor breaks its period in this recording.'));
+	} else if (REPORT.actors === undefined && !D.gantt) {
+		v.append(el('p', {}, 'This report has no period analysis: the timeline shows what each thread ran.'));
+	} else if (D.gantt) {
+		v.append(el('p', {}, D.critical ? 'Critical tasks are outlined in red.' : 'The tasks of the chart, one lane per actor.'));
+	} else {
+		v.append(el('p', {}, 'No actor with enough activity to study its period.'));
+	}
+}
+
+function table(head, rows, numeric) {
+	const t = el('table');
+	t.append(el('tr', {}, ...head.map((h, i) => el('th', { class: numeric && numeric[i] ? 'num' : '' }, h))));
+	for (const r of rows) {
+		const tr = el('tr', r.cls ? { class: r.cls } : {});
+		r.cells.forEach((c, i) => tr.append(el('td', { class: numeric && numeric[i] ? 'num' : '' }, c)));
+		t.append(tr);
+	}
+	return t;
+}
+
+function actorTable() {
+	const box = $('actors-body');
+	if (!actors.length) {
+		box.append(el('p', { class: 'muted' }, D.gantt ? 'Not for a Gantt chart.' : 'No actors were studied.'));
+		return;
+	}
+	const rows = actors.map((A) => {
+		const chips = el('div');
+		const shown = A.br.slice().sort((a, b) => b.lateness - a.lateness).slice(0, 12);
+		for (const b of shown)
+			chips.append(el('span', { class: 'chip' + (b.missing ? ' missing' : ''),
+				title: 'between invocations ' + b.before + ' and ' + b.late + ' — click to show',
+				onclick: () => goToBreak(A, b) }, '+' + fmtDur(b.lateness) + ' at ' + fmtAt(b.e, 1e6)));
+		if (A.br.length > shown.length) chips.append(el('span', { class: 'muted' }, '… ' + (A.br.length - shown.length) + ' more'));
+		return {
+			cls: A === upstream ? 'upstream' : '',
+			cells: [A.name + (A === upstream ? '  (first to break)' : ''), A.kind, A.ninv,
+				A.period_ns > 0 ? fmtDur(A.period_ns) : '—', A.period_ns > 0 ? A.qcod.toFixed(3) : '—',
+				A.periodic ? 'yes' : 'no', A.br.length, A.br.length ? chips : ''],
+		};
+	});
+	box.append(table(['actor', 'kind', 'invocations', 'period', 'QCoD', 'periodic', 'breaks', 'largest breaks'],
+		rows, [0, 0, 1, 1, 1, 0, 1, 0]));
+}
+
+function shareTable(share, total) {
+	const rows = (share || []).slice(0, 12).map((s) => ({
+		cells: [s.comm + (s.tid ? ' ' + s.tid : ''), fmtDur(s.ns),
+			el('span', { class: 'bar', style: 'width:' + Math.max(1, Math.round(160 * s.ns / Math.max(1, total))) + 'px' })],
+	}));
+	return table(['who', 'time on the path', ''], rows, [0, 1, 0]);
+}
+
+function criticalSection() {
+	const box = $('critical-body'), c = REPORT.critical;
+	if (!c) {
+		box.append(el('p', { class: 'muted' }, 'No critical-path analysis in this report.'));
+		return;
+	}
+	if (c.epsilon_ns !== undefined) box.append(el('p', {}, 'ε = ' + fmtDur(c.epsilon_ns)));
+	if (c.whole) {
+		box.append(el('p', {}, 'Critical path of the whole input: ' + fmtDur(c.whole.length_ns || 0) + '.'));
+		const total = (c.whole.share || []).reduce((a, s) => a + (s.ns || 0), 0);
+		box.append(shareTable(c.whole.share, total));
+		if (c.whole.critical_tasks && c.whole.critical_tasks.length)
+			box.append(el('p', { class: 'events' }, 'critical tasks: ' + c.whole.critical_tasks.slice(0, 40).join(', ') +
+				(c.whole.critical_tasks.length > 40 ? ' …' : '')));
+	}
+	for (const a of c.actors || []) {
+		box.append(el('h3', {}, 'Into the invocations of ' + a.comm + (a.tid ? ' ' + a.tid : '')));
+		const total = (a.share || []).reduce((x, s) => x + (s.ns || 0), 0);
+		box.append(shareTable(a.share, total));
+	}
+}
+
+function patternsSection() {
+	const box = $('patterns-body'), p = REPORT.patterns;
+	if (!p) {
+		box.append(el('p', { class: 'muted' }, 'No pattern mining in this report.'));
+		return;
+	}
+	if (!p.length) {
+		box.append(el('p', { class: 'muted' }, 'No pattern tells the breaks apart from the periods that hold.'));
+		return;
+	}
+	const rows = p.slice(0, 30).map((x) => ({
+		cells: [el('span', { class: 'events' }, (x.events || []).join('  →  ')),
+			el('span', {}, el('span', { class: 'bar', style: 'width:' + Math.round(100 * (x.support_pos || 0)) + 'px' }),
+				' ' + fmtPct(x.support_pos || 0)),
+			el('span', {}, el('span', { class: 'bar neg', style: 'width:' + Math.round(100 * (x.support_neg || 0)) + 'px' }),
+				' ' + fmtPct(x.support_neg || 0))],
+	}));
+	box.append(el('p', { class: 'muted' }, 'Sequences of events found in the windows where the period breaks (support in breaks) and rarely where it holds.'));
+	box.append(table(['pattern', 'in breaks', 'where the period holds'], rows, [0, 0, 0]));
+}
+
+function threadsSection() {
+	const box = $('threads-body'), th = REPORT.threads;
+	if (!th) {
+		box.append(el('p', { class: 'muted' }, 'Lanes are the actors of the chart.'));
+		return;
+	}
+	const rows = th.slice(0, 15).map((x) => ({
+		cells: [x.tid, x.pid, x.comm + (x.target ? '  (target)' : ''), fmtDur(x.run_ns), x.occurrences, x.preempted, x.syscalls],
+	}));
+	box.append(table(['tid', 'pid', 'comm', 'on CPU', 'runs', 'preempted', 'syscalls'], rows, [1, 1, 0, 1, 1, 1, 1]));
+	if (th.length > 15) box.append(el('p', { class: 'muted' }, (th.length - 15) + ' more threads in the timeline.'));
+}
+
+function recordingSection() {
+	const box = $('recording-body'), tr = REPORT.trace;
+	if (!tr) {
+		box.append(el('p', { class: 'muted' }, 'A Gantt chart (no recording).'));
+		return;
+	}
+	const rows = [
+		['file', tr.file], ['command', tr.command || '—'], ['kernel', tr.kernel || '—'],
+		['duration', fmtDur(tr.duration_ns)], ['CPUs', tr.cpus], ['events', tr.events],
+		['lost events', tr.lost_events], ['complete', tr.complete ? 'yes' : 'no (' + (tr.stop_reason || 'cut short') + ')'],
+		['windows with missing data', (tr.gaps || []).length], ['runs with an unreported start', tr.uncertain_runs],
+	].map((r) => ({ cells: r }));
+	box.append(table(['', ''], rows));
+}
+
+/* ---- start ---- */
+
+function fail(e) {
+	console.error('qostrace report: ' + (e && e.stack || e));
+	const v = $('verdict');
+	v.className = 'bad';
+	v.textContent = 'This page could not draw the timeline: ' + e;
+}
+
+try {
+	header();
+	verdict();
+	legend();
+	resize();
+	t = performance.now();
+	draw();
+	timing.first_draw_ms = performance.now() - t;
+	actorTable();
+	criticalSection();
+	patternsSection();
+	threadsSection();
+	recordingSection();
+	timing.total_ms = performance.now() - T_START;
+} catch (e) {
+	fail(e);
+}
+
+/* A small interface for tests and the curious (the browser console). */
+window.qostrace = {
+	ready: true,
+	timing,
+	counts: { lanes: lanes.length, runs: nRuns, actors: actors.length, breaks: nBreaks, gaps: gaps.length,
+		critical: lanes.reduce((a, L) => a + (L.crit ? L.crit.length : 0), 0) },
+	stats: () => Object.assign({}, stats),
+	view: () => [v0, v1],
+	/* Sets the window (ns from the start) and draws at once; returns the draw's stats. */
+	zoom: (a, b) => { setView(a, b); return draw(); },
+	scrollToLane: (li) => { scrollToLane(li); return draw(); },
+	goToBreak: (k, i) => { goToBreak(actors[k], actors[k].br[i]); return draw(); },
+};
+})();
