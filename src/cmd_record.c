@@ -191,11 +191,15 @@ static void print_summary(const struct recorder_opts *o, const struct recorder_s
 		first = 0;
 	}
 	fprintf(stderr, "\n");
-	if (s->lost || s->user_dropped) {
-		fprintf(stderr, "qostrace: LOST %llu events in the kernel (ring buffer full) and %llu in the writer;"
-			" the trace marks where (try a larger --buffer-size)\n",
-			(unsigned long long)s->lost, (unsigned long long)s->user_dropped);
-	} else {
+	if (s->lost)
+		fprintf(stderr, "qostrace: LOST %llu events in the kernel (ring buffer full): the trace marks "
+			"where; a larger --buffer-size or fewer event kinds (--no-syscalls) help\n",
+			(unsigned long long)s->lost);
+	if (s->user_dropped)
+		fprintf(stderr, "qostrace: %llu events could not be written%s%s\n",
+			(unsigned long long)s->user_dropped, s->write_err ? ": " : "",
+			s->write_err ? strerror(-s->write_err) : "");
+	if (!s->lost && !s->user_dropped) {
 		fprintf(stderr, "qostrace: no events lost\n");
 	}
 	fprintf(stderr, "qostrace: stopped: %s", s->reason ? s->reason : "error");
