@@ -6,6 +6,7 @@
 
 #include "actors.h"
 #include "analysis.h"
+#include "critical.h"
 #include "log.h"
 
 void analysis_opts_default(struct analysis_opts *o)
@@ -16,6 +17,27 @@ void analysis_opts_default(struct analysis_opts *o)
 	o->delta = -1;
 	o->alpha = -1;
 	o->gap = -1;
+}
+
+static void critical_opts_of(const struct analysis_opts *o, struct critical_opts *co)
+{
+	critical_opts_default(co);
+	co->epsilon_ns = o->epsilon_ns;
+	co->timing_only = o->timing_only;
+}
+
+/* A stage that fails says so and leaves its result NULL; the others still report. */
+static int run_critical(struct analysis *a, const struct timeline *tl)
+{
+	struct critical_opts co;
+	int err;
+
+	critical_opts_of(&a->opts, &co);
+	err = critical__analyse(tl, a->actors, &co, &a->critical);
+	if (err)
+		log_warn("critical path: %s%s", strerror(-err),
+			 err == -E2BIG ? " (too many edges: try a smaller --epsilon)" : "");
+	return err == -ENOMEM ? err : 0;
 }
 
 int analysis__run_trace(const struct trace *t, const struct timeline *tl,
@@ -31,6 +53,8 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	a->opts = *o;
 	/* Stages are added here in DESIGN.md order: actors, critical, patterns. */
 	err = actors__analyse(tl, o, &a->actors);
+	if (!err)
+		err = run_critical(a, tl);
 	if (err) {
 		analysis__free(a);
 		return err;
@@ -43,11 +67,20 @@ int analysis__run_gantt(const struct gantt *g, const struct analysis_opts *o,
 			struct analysis **out)
 {
 	struct analysis *a = calloc(1, sizeof(*a));
+	struct critical_opts co;
+	int err;
 
 	if (!a)
 		return -ENOMEM;
 	a->gantt = g;
 	a->opts = *o;
+	critical_opts_of(o, &co);
+	err = critical__analyse_gantt(g, &co, &a->critical);
+	if (err) {
+		log_err("critical path: %s", strerror(-err));
+		analysis__free(a);
+		return err;
+	}
 	*out = a;
 	return 0;
 }
@@ -57,5 +90,6 @@ void analysis__free(struct analysis *a)
 	if (!a)
 		return;
 	actors__free(a->actors);
+	critical__free(a->critical);
 	free(a);
 }
