@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "critical.h"
 #include "log.h"
+#include "patterns.h"
 
 void analysis_opts_default(struct analysis_opts *o)
 {
@@ -51,11 +52,22 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	a->trace = t;
 	a->tl = tl;
 	a->opts = *o;
+
 	/* Stages are added here in DESIGN.md order: actors, critical, patterns. */
 	err = actors__analyse(tl, o, &a->actors);
 	if (!err)
 		err = run_critical(a, tl);
 	if (err) {
+		analysis__free(a);
+		return err;
+	}
+	if (o->progress)
+		log_status("mining emerging patterns...");
+	err = patterns__analyse(tl, a->actors, o, &a->patterns);
+	if (o->progress)
+		log_status_end();
+	if (err) {
+		log_err("emerging patterns: %s", strerror(-err));
 		analysis__free(a);
 		return err;
 	}
@@ -91,5 +103,6 @@ void analysis__free(struct analysis *a)
 		return;
 	actors__free(a->actors);
 	critical__free(a->critical);
+	patterns__free(a->patterns);
 	free(a);
 }

@@ -9,6 +9,7 @@
 #include "actors.h"
 #include "critical.h"
 #include "parse.h"
+#include "patterns.h"
 #include "report.h"
 #include "tracefile.h"
 
@@ -103,5 +104,6 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 		actors__print(a->actors, a->tl, f, st);
 	if (a->critical)
 		critical__print(a->critical, a, f, st);
+	patterns__print(a->patterns, f, st);
 	return ferror(f) ? -1 : 0;
 }
