@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "actors.h"
+#include "critical.h"
 #include "export_perfetto.h"
 #include "gantt_csv.h"
 #include "json_str.h"
@@ -88,16 +89,25 @@ static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, con
 	p->st.events++;
 }
 
-/* The two ends of a v1 flow; each sits on the ts of the slice it binds to. */
-static void flow(struct pf *p, const char *name, uint32_t pid0, uint32_t tid0, int64_t ts0,
-		 uint32_t pid1, uint32_t tid1, int64_t ts1)
+/*
+ * The two ends of a v1 flow; each sits on the ts of the slice it binds to,
+ * in that slice's category (DevTools binds by ts, pid, tid and category).
+ */
+static void flow_cat(struct pf *p, const char *cat, const char *name, uint32_t pid0, uint32_t tid0,
+		     int64_t ts0, uint32_t pid1, uint32_t tid1, int64_t ts1)
 {
 	uint64_t id = ++p->next_flow;
 
-	ev_open(p, 's', "sched", name, pid0, tid0, ts0);
+	ev_open(p, 's', cat, name, pid0, tid0, ts0);
 	fprintf(p->f, ",\"id\":%" PRIu64 "}", id);
-	ev_open(p, 'f', "sched", name, pid1, tid1, ts1);
+	ev_open(p, 'f', cat, name, pid1, tid1, ts1);
 	fprintf(p->f, ",\"bp\":\"e\",\"id\":%" PRIu64 "}", id);
+}
+
+static void flow(struct pf *p, const char *name, uint32_t pid0, uint32_t tid0, int64_t ts0,
+		 uint32_t pid1, uint32_t tid1, int64_t ts1)
+{
+	flow_cat(p, "sched", name, pid0, tid0, ts0, pid1, tid1, ts1);
 }
 
 static const char *run_name(uint8_t end_state)
@@ -391,6 +401,110 @@ static void cpu_tracks(struct pf *p)
 	}
 }
 
+/* ---- critical paths ---- */
+
+/* The run of thread th that contains ts (start <= ts <= end), or NULL. */
+static const struct tl_run *run_at(const struct timeline *tl, uint32_t th, int64_t ts)
+{
+	const struct tl_thread *x;
+	size_t lo, hi;
+
+	if (th >= tl->nthreads)
+		return NULL;
+	x = &tl->threads[th];
+	lo = x->run0;
+	hi = x->run0 + x->nrun;
+	while (lo < hi) {	/* first run starting after ts */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((int64_t)tl->runs[mid].start <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == x->run0 || (int64_t)tl->runs[lo - 1].end < ts)
+		return NULL;
+	return &tl->runs[lo - 1];
+}
+
+static const char *thread_name(const struct timeline *tl, uint32_t th, char *buf, size_t len)
+{
+	if (th >= tl->nthreads)
+		return "?";
+	snprintf(buf, len, "%s/%u", tl->threads[th].comm, tl->threads[th].tid);
+	return buf;
+}
+
+/*
+ * One critical path: a track of its stretches (who ran, who waited for
+ * what, what released it) in the qostrace process, and a flow arrow for
+ * every hop from one thread's run to another's.
+ */
+static void path_events(struct pf *p, const struct crit_path *cp, uint32_t tid, const char *title)
+{
+	const struct timeline *tl = p->tl;
+	const struct crit_seg *prev_run = NULL;
+	char name[256], who[64], hold[64], buf[64];
+
+	meta(p, "thread_name", PERFETTO_QOSTRACE_PID, tid, title, 0);
+	meta(p, "thread_sort_index", PERFETTO_QOSTRACE_PID, tid, NULL, (long)tid - PERFETTO_QOSTRACE_PID);
+	for (size_t i = 0; i < cp->nseg; i++) {
+		const struct crit_seg *g = &cp->seg[i];
+		const char *cat = critical_cat_name(g->cat, g->sub, tl->trace, buf, sizeof(buf));
+
+		thread_name(tl, g->thread, who, sizeof(who));
+		if (g->kind == CRIT_SEG_RUN)
+			snprintf(name, sizeof(name), "%s runs", who);
+		else if (g->kind == CRIT_SEG_WAIT && g->holder != CRIT_NONE)
+			snprintf(name, sizeof(name), "%s: %s (CPU held by %s)", who, cat,
+				 thread_name(tl, g->holder, hold, sizeof(hold)));
+		else if (g->kind == CRIT_SEG_WAIT)
+			snprintf(name, sizeof(name), "%s: %s", who, cat);
+		else
+			snprintf(name, sizeof(name), "released by %s", cat);
+		ev_open(p, 'X', "critical", name, PERFETTO_QOSTRACE_PID, tid, g->start_ns);
+		ev_dur(p, g->start_ns, g->end_ns);
+		fputs(",\"cname\":\"terrible\"}", p->f);
+		if (g->kind != CRIT_SEG_RUN)
+			continue;
+		if (prev_run && prev_run->thread != g->thread) {
+			const struct tl_run *a = run_at(tl, prev_run->thread, prev_run->end_ns - 1);
+			const struct tl_run *b = run_at(tl, g->thread, g->start_ns);
+
+			if (a && b && b->start >= a->start) {
+				const struct tl_thread *ta = &tl->threads[prev_run->thread], *tb = &tl->threads[g->thread];
+
+				flow(p, "critical path", ta->pid, ta->tid, a->start, tb->pid, tb->tid, b->start);
+				p->st.critical_flows++;
+			}
+		}
+		prev_run = g;
+	}
+}
+
+static void critical_events(struct pf *p)
+{
+	const struct critical_result *r = p->a->critical;
+	const struct actors_result *ar = p->a->actors;
+	uint32_t tid = PERFETTO_QOSTRACE_PID + 100000;
+	char title[160];
+
+	if (!r || r->input != CRIT_INPUT_TRACE)
+		return;
+	for (size_t i = 0; i < r->nbreaks; i++) {
+		const struct crit_break *b = &r->breaks[i];
+		const struct actor *ac = ar && b->actor < ar->n ? &ar->v[b->actor] : NULL;
+
+		if (ac && b->brk < ac->nbreaks)
+			snprintf(title, sizeof(title), "critical path into %s invocation %zu (+%.3f ms)", ac->name,
+				 ac->breaks[b->brk].late, b->lateness_ns / 1e6);
+		else
+			snprintf(title, sizeof(title), "critical path into a late invocation");
+		path_events(p, &b->path, tid++, title);
+	}
+	path_events(p, &r->whole, tid, "critical path into the end of the recording");
+}
+
 /* ---- whole documents ---- */
 
 static int export_trace(struct pf *p)
@@ -448,6 +562,7 @@ static int export_trace(struct pf *p)
 			thread_syscalls(p, th);
 	}
 	cpu_tracks(p);
+	critical_events(p);
 out:
 	free(refs);
 	free(shown);
@@ -475,16 +590,21 @@ static int cmp_task(const void *x, const void *y, void *arg)
 static int export_gantt(struct pf *p)
 {
 	const struct gantt *g = p->a->gantt;
+	const struct critical_result *r = p->a->critical;
 	uint32_t *order = malloc((g->n ? g->n : 1) * sizeof(*order));
+	uint32_t *task_tid = malloc((g->n ? g->n : 1) * sizeof(*task_tid));
 	int64_t *lane_end = malloc((g->n ? g->n : 1) * sizeof(*lane_end));
 	uint32_t tid = 1;
 	size_t k = 0;
 
-	if (!order || !lane_end) {
+	if (!order || !lane_end || !task_tid) {
 		free(order);
 		free(lane_end);
+		free(task_tid);
 		return -ENOMEM;
 	}
+	if (r && r->input != CRIT_INPUT_GANTT)
+		r = NULL;
 	meta(p, "process_name", 1, 1, "Gantt chart", 0);
 	for (size_t i = 0; i < g->n; i++)
 		order[i] = i;
@@ -508,16 +628,38 @@ static int export_gantt(struct pf *p)
 				nl++;
 			}
 			lane_end[l] = t->end_ns;
+			task_tid[order[k]] = tid + l;
 			ev_open(p, 'X', "task", g->names[g->name[order[k]]], 1, tid + l, t->start_ns);
 			ev_dur(p, t->start_ns, t->end_ns);
-			fprintf(p->f, ",\"args\":{\"line\":%u}}", g->line[order[k]]);
+			fprintf(p->f, ",\"args\":{\"line\":%u", g->line[order[k]]);
+			if (r && r->est && r->lst && order[k] < r->ntasks) {
+				int64_t fl = r->lst[order[k]] - r->est[order[k]];
+
+				/* the paper's Fig. 6 marks the critical tasks red: catapult's "terrible" */
+				fprintf(p->f, ",\"float_ns\":%" PRId64 "}%s}", fl, fl ? "" : ",\"cname\":\"terrible\"");
+			} else {
+				fputs("}}", p->f);
+			}
 			p->st.tasks++;
 		}
 		tid += nl;
 	}
 	p->st.threads = tid - 1;
+	/* the critical paths listed: an arrow from each task to the next */
+	for (size_t i = 0; r && i < r->npaths_listed; i++) {
+		for (size_t j = 1; j < r->path_len[i]; j++) {
+			uint32_t a = r->paths[i][j - 1], b = r->paths[i][j];
+
+			if (a >= g->n || b >= g->n)
+				continue;
+			flow_cat(p, "task", "critical path", 1, task_tid[a], g->tasks[a].start_ns, 1, task_tid[b],
+				 g->tasks[b].start_ns);
+			p->st.critical_flows++;
+		}
+	}
 	free(order);
 	free(lane_end);
+	free(task_tid);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "actors.h"
+#include "critical.h"
 #include "gantt_csv.h"
 #include "json_str.h"
 #include "report.h"
@@ -238,6 +239,106 @@ static void data_actors(FILE *f, const struct analysis *a, const uint32_t *lane_
 	fprintf(f, ",\"upstream\":%ld", ar ? ar->upstream : -1L);
 }
 
+/* ---- critical paths ---- */
+
+/* Category names, interned into a small table the page indexes. */
+struct cat_names {
+	char v[CRIT_CAT_MAX * 4][48];
+	size_t n;
+};
+
+static size_t cat_index(struct cat_names *cn, const struct analysis *a, uint8_t cat, uint16_t sub)
+{
+	char buf[48];
+	const char *name = critical_cat_name(cat, sub, a->trace, buf, sizeof(buf));
+
+	for (size_t i = 0; i < cn->n; i++)
+		if (!strcmp(cn->v[i], name))
+			return i;
+	if (cn->n == sizeof(cn->v) / sizeof(cn->v[0]))
+		return 0;
+	snprintf(cn->v[cn->n], sizeof(cn->v[0]), "%s", name);
+	return cn->n++;
+}
+
+static int64_t lane_or_none(const uint32_t *lane_of, size_t n, uint32_t thread)
+{
+	return thread < n && lane_of[thread] != UINT32_MAX ? (int64_t)lane_of[thread] : -1;
+}
+
+/* "seg": [lane, start, end, kind, holder lane, category, ...] of one path. */
+static void path_json(FILE *f, const struct analysis *a, const struct crit_path *p, const uint32_t *lane_of,
+		      int64_t t0, struct cat_names *cn)
+{
+	size_t nth = a->tl->nthreads;
+	bool first = true;
+
+	fputs(",\"seg\":[", f);
+	for (size_t i = 0; i < p->nseg; i++) {
+		const struct crit_seg *g = &p->seg[i];
+
+		put_sep_i64(f, &first, lane_or_none(lane_of, nth, g->thread));
+		put_sep_i64(f, &first, g->start_ns - t0);
+		put_sep_i64(f, &first, g->end_ns - t0);
+		put_sep_i64(f, &first, g->kind);
+		put_sep_i64(f, &first, g->kind == CRIT_SEG_WAIT ? lane_or_none(lane_of, nth, g->holder) : -1);
+		put_sep_i64(f, &first, g->kind == CRIT_SEG_RUN ? -1 : (int64_t)cat_index(cn, a, g->cat, g->sub));
+	}
+	putc(']', f);
+}
+
+/*
+ * The critical paths the page outlines in red: into the late invocation of
+ * every break (what delayed it) and into the end of the recording.
+ */
+static void data_critical(FILE *f, const struct analysis *a, const uint32_t *lane_of, int64_t t0)
+{
+	const struct critical_result *r = a->critical;
+	static struct cat_names cn_zero;
+	struct cat_names *cn;
+
+	if (!r || r->input != CRIT_INPUT_TRACE) {
+		fputs(",\n\"critical\":null", f);
+		return;
+	}
+	cn = malloc(sizeof(*cn));
+	if (!cn) {
+		fputs(",\n\"critical\":null", f);
+		return;
+	}
+	*cn = cn_zero;
+	fputs(",\n\"critical\":{\"paths\":[", f);
+	for (size_t i = 0; i < r->nbreaks; i++) {
+		const struct crit_break *b = &r->breaks[i];
+		const struct actor *ac = a->actors && b->actor < a->actors->n ? &a->actors->v[b->actor] : NULL;
+
+		fprintf(f, "%s{\"name\":", i ? ",\n" : "\n");
+		if (ac) {
+			char name[128];
+
+			snprintf(name, sizeof(name), "into the late invocation %zu of %s",
+				 b->brk < ac->nbreaks ? ac->breaks[b->brk].late : 0, ac->name);
+			json_str(f, name, true);
+		} else {
+			fputs("\"into a late invocation\"", f);
+		}
+		fprintf(f, ",\"actor\":%zu,\"brk\":%zu,\"lateness\":%" PRId64, b->actor, b->brk, b->lateness_ns);
+		path_json(f, a, &b->path, lane_of, t0, cn);
+		putc('}', f);
+	}
+	fprintf(f, "%s{\"name\":\"into the end of the recording\",\"actor\":-1,\"brk\":-1,\"lateness\":0",
+		r->nbreaks ? ",\n" : "\n");
+	path_json(f, a, &r->whole, lane_of, t0, cn);
+	fputs("}],\"cats\":[", f);
+	for (size_t i = 0; i < cn->n; i++) {
+		if (i)
+			putc(',', f);
+		json_str(f, cn->v[i], true);
+	}
+	fputs("]}", f);
+	free(cn);
+}
+
 static int data_trace(FILE *f, const struct analysis *a, struct report_html_stats *st)
 {
 	const struct timeline *tl = a->tl;
@@ -259,8 +360,8 @@ static int data_trace(FILE *f, const struct analysis *a, struct report_html_stat
 	data_lanes(f, a, lanes, n, t0, st);
 	data_gaps(f, tl, t0);
 	data_actors(f, a, lane_of, t0);
-	/* critical.h: red outlines once the critical stage has a result */
-	fputs(",\"critical\":null}", f);
+	data_critical(f, a, lane_of, t0);
+	putc('}', f);
 	st->lanes = n;
 	free(lanes);
 	free(lane_of);
@@ -281,6 +382,48 @@ static int cmp_task(const void *x, const void *y, void *arg)
 	return a < b ? -1 : a > b;
 }
 
+/* One task of a Gantt chart as a RUN segment of a path. */
+static void gantt_seg(FILE *f, const struct gantt *g, const uint32_t *task_lane, uint32_t t, int64_t t0,
+		      bool *first)
+{
+	put_sep_i64(f, first, task_lane[t]);
+	put_sep_i64(f, first, g->tasks[t].start_ns - t0);
+	put_sep_i64(f, first, g->tasks[t].end_ns - t0);
+	put_sep_i64(f, first, CRIT_SEG_RUN);
+	put_sep_i64(f, first, -1);
+	put_sep_i64(f, first, -1);
+}
+
+/* The critical tasks (float 0), and the critical paths listed, as paths. */
+static void gantt_critical(FILE *f, const struct analysis *a, const uint32_t *task_lane, int64_t t0)
+{
+	const struct critical_result *r = a->critical;
+	const struct gantt *g = a->gantt;
+	bool first = true;
+
+	if (!r || r->input != CRIT_INPUT_GANTT) {
+		fputs(",\"critical\":null", f);
+		return;
+	}
+	fputs(",\n\"critical\":{\"cats\":[],\"paths\":[{\"name\":\"critical tasks\",\"links\":false,"
+	      "\"actor\":-1,\"brk\":-1,\"lateness\":0,\"seg\":[", f);
+	for (size_t i = 0; i < r->ncritical; i++)
+		if (r->critical[i] < g->n)
+			gantt_seg(f, g, task_lane, r->critical[i], t0, &first);
+	putc(']', f);
+	putc('}', f);
+	for (size_t k = 0; k < r->npaths_listed; k++) {
+		fprintf(f, ",\n{\"name\":\"critical path %zu\",\"actor\":-1,\"brk\":-1,\"lateness\":0,\"seg\":[",
+			k + 1);
+		first = true;
+		for (size_t i = 0; i < r->path_len[k]; i++)
+			if (r->paths[k][i] < g->n)
+				gantt_seg(f, g, task_lane, r->paths[k][i], t0, &first);
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
 /*
  * One lane per actor in the order of the file; tasks of an actor that
  * overlap go to sub-lanes (first fit), since a lane shows one thing at a
@@ -291,13 +434,15 @@ static int data_gantt(FILE *f, const struct analysis *a, struct report_html_stat
 	const struct gantt *g = a->gantt;
 	size_t n = g->n ? g->n : 1;
 	uint32_t *order = malloc(n * sizeof(*order)), *lane = malloc(n * sizeof(*lane));
+	uint32_t *task_lane = malloc(n * sizeof(*task_lane));
 	int64_t *lane_end = malloc(n * sizeof(*lane_end)), t0 = INT64_MAX, t1 = 0;
 	size_t nlanes = 0;
 
-	if (!order || !lane || !lane_end) {
+	if (!order || !lane || !lane_end || !task_lane) {
 		free(order);
 		free(lane);
 		free(lane_end);
+		free(task_lane);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < g->n; i++) {
@@ -351,6 +496,7 @@ static int data_gantt(FILE *f, const struct analysis *a, struct report_html_stat
 
 				if (lane[j] != l)
 					continue;
+				task_lane[order[j]] = nlanes;
 				put_sep_i64(f, &first, s - prev);
 				put_sep_i64(f, &first, e - s);
 				put_sep_i64(f, &first, 0);
@@ -373,11 +519,14 @@ static int data_gantt(FILE *f, const struct analysis *a, struct report_html_stat
 			st->runs += cnt;
 		}
 	}
-	fputs("],\"gaps\":[],\"actors\":[],\"upstream\":-1,\"critical\":null}", f);
+	fputs("],\"gaps\":[],\"actors\":[],\"upstream\":-1", f);
+	gantt_critical(f, a, task_lane, t0);
+	putc('}', f);
 	st->lanes = nlanes;
 	free(order);
 	free(lane);
 	free(lane_end);
+	free(task_lane);
 	return 0;
 }
 

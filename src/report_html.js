@@ -161,25 +161,51 @@ actors.forEach((A, k) => {
 	if (A.lane >= 0 && lanes[A.lane]) lanes[A.lane].actors.push(A);
 });
 const upstream = D.upstream >= 0 ? actors[D.upstream] : null;
-/* Critical tasks: (lane, run) pairs, sorted per lane. */
-if (D.critical && D.critical.runs) {
-	const per = new Map();
-	const c = D.critical.runs;
-	for (let i = 0; i + 1 < c.length; i += 2) {
-		if (!per.has(c[i])) per.set(c[i], []);
-		per.get(c[i]).push(c[i + 1]);
-	}
-	for (const [li, v] of per) {
-		if (!lanes[li]) continue;
-		v.sort((a, b) => a - b);
-		lanes[li].crit = Int32Array.from(v);
-	}
+/*
+ * Critical paths: segments [lane, start, end, kind, holder lane, category].
+ * Per lane, the RUN stretches of all paths (outlined red) and the WAIT ones
+ * (a dashed red line: the path waited there for the CPU).
+ */
+const SEG_RUN = 0, SEG_WAIT = 1;
+const paths = [];
+let nCrit = 0;
+if (D.critical && D.critical.paths) {
+	const runs = new Map(), waits = new Map();
+	const push = (m, li, x) => { if (!m.has(li)) m.set(li, []); m.get(li).push(x); };
+	D.critical.paths.forEach((P, pi) => {
+		const g = P.seg || [], segs = [];
+		for (let i = 0; i + 6 <= g.length; i += 6) {
+			const sg = { lane: g[i], s: g[i + 1], e: g[i + 2], kind: g[i + 3], holder: g[i + 4], cat: g[i + 5], path: pi };
+			segs.push(sg);
+			if (sg.lane < 0 || !lanes[sg.lane]) continue;
+			if (sg.kind === SEG_RUN) push(runs, sg.lane, sg);
+			else if (sg.kind === SEG_WAIT) push(waits, sg.lane, sg);
+		}
+		segs.sort((a, b) => a.s - b.s);
+		paths.push({ name: P.name, actor: P.actor, brk: P.brk, lateness: P.lateness, links: P.links !== false,
+			segs, ss: Float64Array.from(segs.map((x) => x.s)) });
+	});
+	const pack = (v) => {
+		v.sort((a, b) => a.s - b.s || a.e - b.e);
+		/* merged where they overlap (several paths share stretches), so ends increase too */
+		const out = [];
+		for (const x of v) {
+			const last = out[out.length - 1];
+			if (last && x.s <= last.e) { if (x.e > last.e) last.e = x.e; last.paths.add(x.path); }
+			else out.push({ s: x.s, e: x.e, holder: x.holder, cat: x.cat, paths: new Set([x.path]) });
+		}
+		return { v: out, s: Float64Array.from(out.map((x) => x.s)), e: Float64Array.from(out.map((x) => x.e)) };
+	};
+	for (const [li, v] of runs) { lanes[li].crit = pack(v); nCrit += lanes[li].crit.v.length; }
+	for (const [li, v] of waits) lanes[li].critWait = pack(v);
 }
 timing.decode_ms = performance.now() - t;
 
 /* ---- layout ---- */
 
-const LABEL_W = 200, AXIS_H = 30, LANE_H = 18, ACTOR_LANE_H = 34, LANE_GAP = 3;
+/* Few lanes (a Gantt chart, a small program) get room; many stay compact. */
+const ROOMY = lanes.length <= 12;
+const LABEL_W = 200, AXIS_H = 30, LANE_H = ROOMY ? 26 : 18, ACTOR_LANE_H = 34, LANE_GAP = 3;
 let laneY = [], totalH = 0;
 function layout() {
 	laneY = [];
@@ -303,22 +329,35 @@ function drawLane(L, y, li) {
 	}
 	/* critical tasks: red outlines, or a red strip when aggregated */
 	if (L.crit) {
-		const c0 = lowerBound(L.crit, i0), c1 = lowerBound(L.crit, i1);
+		const C = L.crit, c0 = upperBound(C.e, v0), c1 = lowerBound(C.s, v1);
 		ctx.strokeStyle = '#d0021b';
 		ctx.fillStyle = '#d0021b';
 		ctx.lineWidth = 1.5;
 		let lastX = -1;
 		for (let c = c0; c < c1; c++) {
-			const i = L.crit[c];
-			const x0 = Math.max(LABEL_W, X(L.s[i])), x1 = Math.min(W, X(L.e[i]));
-			if (exact) {
+			const x0 = Math.max(LABEL_W, X(C.s[c])), x1 = Math.min(W, X(C.e[c]));
+			if (exact && x1 - x0 >= 2) {
 				ctx.strokeRect(x0 + 0.75, top + 0.75, Math.max(1, x1 - x0 - 1.5), bh - 1.5);
 			} else if (x1 > lastX) {
 				ctx.fillRect(x0, top + bh - 3, Math.max(1, x1 - x0), 3);
-				lastX = x1;
+				lastX = Math.max(x1, x0 + 1);
 			}
 			stats.critical++;
 		}
+	}
+	if (L.critWait) {
+		const C = L.critWait, c0 = upperBound(C.e, v0), c1 = lowerBound(C.s, v1);
+		ctx.strokeStyle = '#d0021b';
+		ctx.lineWidth = 1;
+		ctx.setLineDash([3, 3]);
+		ctx.beginPath();
+		for (let c = c0; c < c1; c++) {
+			const x0 = Math.max(LABEL_W, X(C.s[c])), x1 = Math.min(W, X(C.e[c]));
+			ctx.moveTo(x0, top + bh / 2);
+			ctx.lineTo(Math.max(x0 + 1, x1), top + bh / 2);
+		}
+		ctx.stroke();
+		ctx.setLineDash([]);
 	}
 	/* invocations: a strip above the runs, late ones red */
 	for (const A of L.actors) {
@@ -330,6 +369,37 @@ function drawLane(L, y, li) {
 			ctx.fillRect(x0, y + 2, Math.max(1, x1 - x0), 4);
 			stats.invocations++;
 		}
+	}
+}
+
+/*
+ * The critical paths' hops from one lane to another: a thin red line from
+ * where a stretch ends to where the next one, on another lane, starts.
+ * Only where a path has fewer hops in view than pixels.
+ */
+function drawLinks(scrollY) {
+	ctx.strokeStyle = 'rgba(208, 2, 27, 0.75)';
+	ctx.lineWidth = 1;
+	for (const P of paths) {
+		if (!P.links) continue;
+		const i0 = Math.max(0, upperBound(P.ss, v0) - 1), i1 = lowerBound(P.ss, v1);
+		if (i1 - i0 > PW) continue;
+		ctx.beginPath();
+		let prev = i0 > 0 ? P.segs[i0 - 1] : null;
+		for (let i = i0; i < Math.min(i1 + 1, P.segs.length); i++) {
+			const sg = P.segs[i];
+			if (sg.lane < 0 || !lanes[sg.lane]) continue;
+			if (prev && prev.lane !== sg.lane && prev.lane >= 0 && lanes[prev.lane]) {
+				const La = lanes[prev.lane], Lb = lanes[sg.lane];
+				const ya = AXIS_H + La.y - scrollY + La.h / 2, yb = AXIS_H + Lb.y - scrollY + Lb.h / 2;
+				const xa = X(prev.e), xb = X(sg.s);
+				ctx.moveTo(xa, ya);
+				ctx.lineTo(xb, yb);
+				stats.links++;
+			}
+			prev = sg;
+		}
+		ctx.stroke();
 	}
 }
 
@@ -401,7 +471,7 @@ function drawLabels(first, last, scrollY) {
 function draw() {
 	const t0 = performance.now();
 	stats = { lanes: 0, lanesTotal: lanes.length, runs: 0, columns: 0, exactLanes: 0, aggregatedLanes: 0,
-		breaks: 0, invocations: 0, critical: 0, gaps: 0, view: [v0, v1] };
+		breaks: 0, invocations: 0, critical: 0, links: 0, gaps: 0, view: [v0, v1] };
 	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
 	ctx.clearRect(0, 0, W, H);
 	const scrollY = scroller.scrollTop;
@@ -427,13 +497,20 @@ function draw() {
 		drawLane(lanes[li], AXIS_H + lanes[li].y - scrollY, li);
 		stats.lanes++;
 	}
+	drawLinks(scrollY);
+	/*
+	 * Missing data: lost records hatched; a switch the kernel did not
+	 * report (a short window, usually) only tinted.
+	 */
 	for (const g of gaps) {
 		if (g.e < v0 || g.s > v1) continue;
-		const x0 = X(g.s);
-		ctx.fillStyle = 'rgba(160, 168, 176, 0.25)';
-		ctx.fillRect(x0, AXIS_H, Math.max(2, X(g.e) - x0), H - AXIS_H);
-		ctx.fillStyle = hatch;
-		ctx.fillRect(x0, AXIS_H, Math.max(2, X(g.e) - x0), H - AXIS_H);
+		const x0 = X(g.s), w = Math.max(1, X(g.e) - x0);
+		ctx.fillStyle = g.kind === 1 ? 'rgba(160, 168, 176, 0.3)' : 'rgba(160, 168, 176, 0.16)';
+		ctx.fillRect(x0, AXIS_H, w, H - AXIS_H);
+		if (g.kind === 1) {
+			ctx.fillStyle = hatch;
+			ctx.fillRect(x0, AXIS_H, Math.max(2, w), H - AXIS_H);
+		}
 		stats.gaps++;
 	}
 	ctx.restore();
@@ -576,7 +653,7 @@ function describe(li, tt, x) {
 			if (flags & 4) out.push('its switch-in was not reported: the start is an upper bound');
 			if (flags & 2) out.push('still running when the recording stopped');
 		}
-		if (L.crit && L.crit[lowerBound(L.crit, i)] === i) out.push('on the critical path');
+
 	} else {
 		out.push('not running at ' + fmtAt(tt, (v1 - v0) / PW));
 	}
@@ -584,6 +661,22 @@ function describe(li, tt, x) {
 		const pxw = (v1 - v0) / PW * 4;
 		const b = (busyBefore(L, tt + pxw / 2) - busyBefore(L, tt - pxw / 2)) / pxw;
 		out.push('busy ' + fmtPct(Math.min(1, b)) + ' around here');
+	}
+	for (const [C, what] of [[L.crit, 'runs on'], [L.critWait, 'waits on']]) {
+		if (!C) continue;
+		const c = upperBound(C.s, tt) - 1;
+		if (c < 0 || C.e[c] < tt) continue;
+		const x = C.v[c];
+		for (const pi of x.paths) {
+			let line = what + ' the critical path ' + paths[pi].name;
+			if (paths[pi].lateness > 0) line += ' (' + fmtDur(paths[pi].lateness) + ' late)';
+			out.push(line);
+		}
+		if (what === 'waits on') {
+			const cat = D.critical.cats[x.cat];
+			out.push('  ' + (cat || 'waiting') + (x.holder >= 0 && lanes[x.holder] ? ': the CPU was held by ' +
+				lanes[x.holder].name + ' ' + lanes[x.holder].tid : ''));
+		}
 	}
 	for (const A of L.actors) {
 		const j = upperBound(A.is, tt) - 1;
@@ -631,7 +724,7 @@ function legend() {
 	});
 	box.append(el('span', {}, el('i', { style: 'background:rgba(47,111,179,0.7)' }), 'busy fraction (zoomed out)'));
 	if (nBreaks) box.append(el('span', {}, el('i', { style: 'background:rgba(220,45,45,0.3)' }), 'period break'));
-	if (D.critical) box.append(el('span', {}, el('i', { style: 'border:2px solid #d0021b' }), 'critical task'));
+	if (nCrit) box.append(el('span', {}, el('i', { style: 'border:2px solid #d0021b' }), 'on a critical path'));
 	if (gaps.length) box.append(el('span', {}, el('i', { style: 'background:#b9c0c7' }), 'missing data'));
 }
 
@@ -812,7 +905,7 @@ window.qostrace = {
 	ready: true,
 	timing,
 	counts: { lanes: lanes.length, runs: nRuns, actors: actors.length, breaks: nBreaks, gaps: gaps.length,
-		critical: lanes.reduce((a, L) => a + (L.crit ? L.crit.length : 0), 0) },
+		critical: nCrit, paths: paths.length },
 	stats: () => Object.assign({}, stats),
 	view: () => [v0, v1],
 	/* Sets the window (ns from the start) and draws at once; returns the draw's stats. */

@@ -4,7 +4,8 @@
  * (a noisy thread takes src's CPU), a system call that spans two runs, an
  * IRQ, lost records, and a thread whose name tries to break out of a JSON
  * string inside HTML. Plus its actor result, made by hand as the actors
- * stage would (actors.h contract), and the runner of tests/views/check_json.py.
+ * stage would (actors.h contract), the critical stage's result over both,
+ * and the runner of tests/views/check_json.py.
  *
  *   CPU 0: src runs [k*10+1, k*10+2) ms, frame 0 split by noise at 1.5 ms;
  *          frame 5 starts at 55 ms instead of 51 (noise runs [51, 55))
@@ -19,6 +20,7 @@
 #include "synth_trace.h"
 #include "actors.h"
 #include "analysis.h"
+#include "critical.h"
 #include "timeline.h"
 
 #define SV_MS 1000000ull
@@ -34,6 +36,7 @@ struct sv_scene {
 	struct trace *t;
 	struct timeline *tl;
 	struct actors_result *ar;
+	struct critical_result *cr;
 	struct analysis an;
 };
 
@@ -53,6 +56,9 @@ static inline struct trace *sv_trace(void)
 	synth_targets(s, "100");
 	for (int k = 0; k < SV_FRAMES; k++) {
 		uint64_t a = sv_src_start(k), b = a + SV_MS;
+
+		/* src's timer fires on time; in frame SV_LATE noise holds the CPU until 55 ms */
+		synth_timer_wakeup(s, (uint64_t)k * 10 * SV_MS + SV_MS, 100, 100, 0);
 
 		if (k == 0) {
 			/* src preempted by noise, resumes; read() spans both runs */
@@ -157,13 +163,20 @@ static inline void sv_open(struct sv_scene *sc, bool with_actors)
 	sc->an.trace = sc->t;
 	sc->an.tl = sc->tl;
 	if (with_actors) {
+		struct critical_opts co;
+
 		sc->ar = sv_actors(sc->tl);
 		sc->an.actors = sc->ar;
+		/* the real critical stage over the scene and its hand-made actor */
+		critical_opts_default(&co);
+		cr_assert_eq(critical__analyse(sc->tl, sc->ar, &co, &sc->cr), 0);
+		sc->an.critical = sc->cr;
 	}
 }
 
 static inline void sv_close(struct sv_scene *sc)
 {
+	critical__free(sc->cr);
 	sv_actors_free(sc->ar);
 	timeline__free(sc->tl);
 	trace__free(sc->t);

@@ -21,6 +21,7 @@
 #include "testutil.h"
 #include "synth_views.h"
 #include "probe.h"
+#include "report.h"
 #include "report_html.h"
 
 static const char *build_dir(void)
@@ -98,8 +99,13 @@ static const char *schema_python(void)
 	return NULL;
 }
 
-/* Runs html_check.mjs on a page; screenshots into shots/. Fails with its output. */
-static void chromium_check(const char *page, const char *shots, const char *flags, const char *save_as)
+/*
+ * Runs html_check.mjs on a page; screenshots into shots/ (page.png,
+ * timeline.png, break.png). Fails with its output. The screenshot shot is
+ * copied to scripts/results/e2e-views-<save_as>.png for a person to look at.
+ */
+static void chromium_check(const char *page, const char *shots, const char *flags, const char *shot,
+			   const char *save_as)
 {
 	char cmd[2048], *out;
 	int rc;
@@ -115,9 +121,9 @@ static void chromium_check(const char *page, const char *shots, const char *flag
 	cr_assert_eq(rc, 0, "html_check.mjs failed:\n%s", out);
 	free(out);
 	if (save_as) {
-		/* one screenshot for a person to look at (not tracked by git) */
-		snprintf(cmd, sizeof(cmd), "mkdir -p scripts/results && cp '%s/%s' 'scripts/results/e2e-views-%s'", shots,
-			 save_as, save_as);
+		/* not tracked by git: a fresh one at every run */
+		snprintf(cmd, sizeof(cmd), "mkdir -p scripts/results && cp '%s/%s' 'scripts/results/e2e-views-%s.png'",
+			 shots, shot, save_as);
 		cr_assert_eq(sh(cmd, NULL), 0);
 	}
 }
@@ -191,7 +197,7 @@ Test(e2e_views, html_page_in_chromium)
 		snprintf(flags, sizeof(flags), "--min-lanes 5%s", total ? " --expect-breaks" : "");
 	}
 	cj_free(&c);
-	chromium_check(page, shots, flags, "timeline.png");
+	chromium_check(page, shots, flags, "timeline.png", "demo");
 }
 
 Test(e2e_views, perfetto_in_devtools_trace_engine)
@@ -276,7 +282,28 @@ Test(e2e_views_synthetic, break_in_chromium)
 	snprintf(shots, sizeof(shots), "%s/shots", sdir);
 	cr_assert_eq(report_html_write(&sc.an, page, NULL, NULL), 0);
 	sv_close(&sc);
-	chromium_check(page, shots, "--expect-breaks --min-lanes 4", "break.png");
+	chromium_check(page, shots, "--expect-breaks --expect-critical --min-lanes 4", "break.png", "break");
+}
+
+/* The synthetic recording's report: actors with a break, the critical path into it. */
+Test(e2e_views_synthetic, report_json_with_breaks_matches_the_schema)
+{
+	struct sv_scene sc;
+	char json[400], cmd[1024], *out;
+	const char *py = schema_python();
+	FILE *f;
+
+	snprintf(json, sizeof(json), "%s/synthetic.json", sdir);
+	sv_open(&sc, true);
+	f = fopen(json, "w");
+	cr_assert(f);
+	cr_assert_eq(report_json(&sc.an, f), 0);
+	fclose(f);
+	sv_close(&sc);
+	snprintf(cmd, sizeof(cmd), "%s tests/views/validate_schema.py include/report.schema.json '%s' --expect trace",
+		 py, json);
+	cr_assert_eq(sh(cmd, &out), 0, "%s", out);
+	free(out);
 }
 
 static void write_chart(const char *path)
@@ -315,5 +342,5 @@ Test(e2e_views_synthetic, gantt_chart_json_and_page)
 		 py, json);
 	cr_assert_eq(sh(cmd, &out), 0, "%s", out);
 	free(out);
-	chromium_check(page, shots, "--min-lanes 4", NULL);
+	chromium_check(page, shots, "--expect-critical --min-lanes 4", "timeline.png", "gantt");
 }

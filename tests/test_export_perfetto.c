@@ -109,10 +109,25 @@ Test(export_perfetto, everything_reads_back)
 	cr_assert(strstr(doc, "{\"ph\":\"s\",\"cat\":\"sched\",\"name\":\"wakeup\",\"pid\":100,\"tid\":100,\"ts\":11900.0001"));
 	cr_assert(strstr(doc, "{\"ph\":\"f\",\"cat\":\"sched\",\"name\":\"wakeup\",\"pid\":100,\"tid\":101,\"ts\":11950.0001,"
 			      "\"bp\":\"e\""));
+	/*
+	 * The critical path into the late invocation, on a track of its own:
+	 * src's timer released it at the end of invocation 4, src waited for
+	 * the CPU noise held, then ran.
+	 */
+	cr_assert(strstr(doc, "\"args\":{\"name\":\"critical path into src/100 invocation 5 (+4.000 ms)\"}"));
+	cr_assert(strstr(doc, "\"cat\":\"critical\",\"name\":\"released by timer\",\"pid\":2100000000,"
+			      "\"tid\":2100100000,\"ts\":42000.0001,\"dur\":9000.0001"));
+	cr_assert(strstr(doc, "\"cat\":\"critical\",\"name\":\"src/100: wakeup latency (CPU held by noise/200)\","
+			      "\"pid\":2100000000,\"tid\":2100100000,\"ts\":51000.0001,\"dur\":4000.0001"));
+	cr_assert(strstr(doc, "\"cat\":\"critical\",\"name\":\"src/100 runs\",\"pid\":2100000000,"
+			      "\"tid\":2100100000,\"ts\":55000.0001,\"dur\":1000.0001"));
+	/* one thread on each path: no hop between threads, no flow */
+	cr_assert_eq(st.critical_flows, 0);
+	cr_assert_eq(cj_num(&c, "cat_critical"), 5);
 	/* the name that tries to close a script and holds a byte that is not UTF-8 */
 	cr_assert(strstr(doc, "\"name\":\"</script><!--\xef\xbf\xbd\""), "the weird name is not kept as valid UTF-8");
-	/* 4 threads, src's syscalls and breaks, CPU 0 IRQs, CPU 1 missing data */
-	cr_assert_eq(count_of(doc, "\"thread_name\""), 4 + 1 + 1 + 2);
+	/* 4 threads, src's syscalls and breaks, CPU 0 IRQs, CPU 1 missing data, 2 critical paths */
+	cr_assert_eq(count_of(doc, "\"thread_name\""), 4 + 1 + 1 + 2 + 2);
 	free(doc);
 	cj_free(&c);
 	sv_close(&sc);
@@ -171,8 +186,46 @@ Test(export_perfetto, gantt_overlaps_go_to_sub_tracks)
 	cr_assert(strstr(doc, "\"name\":\"A3\",\"pid\":1,\"tid\":1,\"ts\":0.1001,\"dur\":0.1001"));
 	cr_assert(strstr(doc, "\"name\":\"A2\",\"pid\":1,\"tid\":2,\"ts\":0.0501"));
 	cr_assert(strstr(doc, "\"name\":\"B1\",\"pid\":1,\"tid\":3,"));
+	cr_assert_eq(st.critical_flows, 0);	/* no critical stage run here */
 	free(doc);
 	cj_free(&c);
+	gantt__free(g);
+}
+
+/* The paper's setting: critical tasks marked, arrows along the critical path. */
+Test(export_perfetto, gantt_critical_path)
+{
+	static const char csv[] = "task,actor,start_ns,end_ns\n"
+				  "scan,scanner,0,600\n"
+				  "ip,cpu,600,900\n"
+				  "idle,other,0,100\n"
+				  "print,printer,900,1900\n";
+	struct gantt *g = NULL;
+	struct analysis *an = NULL;
+	struct analysis_opts o;
+	struct perfetto_stats st;
+	struct cj c;
+	char path[512], err[256], *doc;
+	FILE *in = fmemopen((void *)csv, sizeof(csv) - 1, "r");
+
+	cj_require();
+	cr_assert(in);
+	cr_assert_eq(gantt__parse(in, "chart.csv", NULL, &g, err, sizeof(err)), 0, "%s", err);
+	fclose(in);
+	analysis_opts_default(&o);
+	cr_assert_eq(analysis__run_gantt(g, &o, &an), 0);
+	doc = export_to(an, "fig6.json", NULL, &st, path, sizeof(path));
+	cr_assert_eq(cj_run(&c, "perfetto", path), 0, "%s", c.out);
+	/* scan -> ip -> print, exactly adjacent: the one critical path */
+	cr_assert_eq(st.critical_flows, 2);
+	cr_assert_eq(cj_num(&c, "flows_critical_path"), 2);
+	cr_assert(strstr(doc, "\"name\":\"scan\",\"pid\":1,\"tid\":1,\"ts\":0.0001,\"dur\":0.6001,"
+			      "\"args\":{\"line\":2,\"float_ns\":0},\"cname\":\"terrible\"}"), "%s", doc);
+	cr_assert(strstr(doc, "\"name\":\"idle\",\"pid\":1,\"tid\":3,\"ts\":0.0001,\"dur\":0.1001,"
+			      "\"args\":{\"line\":4,\"float_ns\":1800}}"), "%s", doc);
+	free(doc);
+	cj_free(&c);
+	analysis__free(an);
 	gantt__free(g);
 }
 

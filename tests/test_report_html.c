@@ -119,8 +119,20 @@ Test(report_html, data_reads_back_exactly)
 	}
 	/* the break as the page gets it: before, late, start, end, lateness, missing */
 	cr_assert(strstr(page, "\"breaks\":[4,5,41000000,55000000,4000000,0]"));
-	/* the report --json document rides along */
-	cr_assert(!strncmp(cj_get(&c, "report_keys"), "qostrace_report,threads,trace\n", 30));
+	/* the report --json document rides along, with every stage's section */
+	cr_assert(!strncmp(cj_get(&c, "report_keys"), "actors,actors_skipped,critical,patterns,patterns_search,"
+			   "qostrace_report,threads,trace,upstream_actor\n", 98), "%s", c.out);
+	/*
+	 * The critical path into the late invocation, as the critical stage
+	 * found it: released by src's timer at the end of invocation 4 (42 ms),
+	 * waiting [51, 55) ms on src's lane for the CPU noise (lane 2) held,
+	 * then src's run [55, 56) ms. [lane, start, end, kind, holder, category]
+	 */
+	cr_assert_eq(cj_num(&c, "critical_paths"), 2);
+	cr_assert(strstr(page, "{\"name\":\"into the late invocation 5 of src/100\",\"actor\":0,\"brk\":0,"
+			       "\"lateness\":4000000,\"seg\":[0,42000000,51000000,2,-1,0,0,51000000,55000000,1,2,1,"
+			       "0,55000000,56000000,0,-1,-1]}"), "the path into the late invocation is not as expected");
+	cr_assert(strstr(page, "\"cats\":[\"timer\",\"wakeup latency\","));
 	/* the weird name: no raw "</script><!--" left, read back intact but for the bad byte */
 	cr_assert_null(strstr(page, SV_WEIRD_NAME));
 	cr_assert_null(strstr(page, "<!--"));

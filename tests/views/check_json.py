@@ -42,6 +42,16 @@ def html(path):
     print("actors", len(data["actors"]))
     print("upstream", data["upstream"])
     print("critical", "null" if data["critical"] is None else "set")
+    if data["critical"] is not None:
+        paths = data["critical"]["paths"]
+        print("critical_paths", len(paths))
+        for p in paths:
+            g = p["seg"]
+            if len(g) % 6:
+                fail("path %s: %d numbers" % (p["name"], len(g)))
+            for i in range(0, len(g), 6):
+                if g[i] >= len(data["lanes"]) or g[i + 1] > g[i + 2]:
+                    fail("path %s: bad segment %r" % (p["name"], g[i:i + 6]))
     print("dur", data["dur"])
     print("t0", data["t0"])
     runs = 0

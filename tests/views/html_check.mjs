@@ -58,7 +58,8 @@ try {
 	result.timing = q.timing;
 	result.counts = q.counts;
 	result.whole = q.stats;
-	await page.screenshot({ path: path.join(out_dir, 'timeline.png'), fullPage: true });
+	await page.screenshot({ path: path.join(out_dir, 'page.png'), fullPage: true });
+	await page.locator('#timeline').screenshot({ path: path.join(out_dir, 'timeline.png') });
 
 	const min_lanes = Number(val('--min-lanes', '1'));
 	check(q.counts.lanes >= min_lanes, `${q.counts.lanes} lanes, expected at least ${min_lanes}`);
@@ -114,7 +115,7 @@ try {
 		const s = await page.evaluate(() => qostrace.stats());
 		result.at_break = s;
 		check(s.breaks > 0 && s.exactLanes > 0, 'zoomed to a break, it is not drawn with exact intervals');
-		await page.screenshot({ path: path.join(out_dir, 'break.png') });
+		await page.locator('#timeline').screenshot({ path: path.join(out_dir, 'break.png') });
 		// Hover over the upstream lane at the middle of the view: a tooltip.
 		const lane = await page.evaluate(() => {
 			const r = document.getElementById('tl').getBoundingClientRect();

@@ -41,7 +41,11 @@ def main():
     doc = json.load(open(args[1], encoding="utf-8"))
     bad = errors(v, doc)
     for e in bad:
-        print("invalid at /%s: %s" % ("/".join(map(str, e.absolute_path)), e.message), file=sys.stderr)
+        # inside a oneOf, say why the branch that came closest failed
+        while e.context:
+            e = max(e.context, key=lambda c: len(c.absolute_path))
+        msg = e.message if len(e.message) < 300 else e.message[:300] + "..."
+        print("invalid at /%s: %s" % ("/".join(map(str, e.absolute_path)), msg), file=sys.stderr)
     if bad:
         return 1
     if expect == "trace" and not ("trace" in doc and "threads" in doc):
@@ -58,7 +62,7 @@ def main():
         d = copy.deepcopy(doc)
         try:
             fn(d)
-        except (KeyError, IndexError, TypeError):
+        except (KeyError, IndexError, TypeError, StopIteration):
             return  # the section is not in this document
         if not errors(v, d):
             broken.append(what)
@@ -85,7 +89,14 @@ def main():
         mutate("a pattern without events", lambda d: d["patterns"][0].update(events=[]))
     if doc.get("critical"):
         mutate("critical without whole", lambda d: d["critical"].pop("whole"))
-        mutate("a share without ns", lambda d: d["critical"]["whole"]["share"].append({"tid": 1, "comm": "x"}))
+        mutate("a share without ns", lambda d: d["critical"]["whole"]["share"].append(
+            {"tid": 1, "comm": "x", "kind": "thread"}))
+        mutate("an unknown input", lambda d: d["critical"].update(input="?"))
+        mutate("a negative epsilon", lambda d: d["critical"].update(epsilon_ns=-1))
+    mutate("actors missing", lambda d: d.pop("actors"))
+    mutate("an actor of an unknown kind", lambda d: d["actors"][0].update(kind="?"))
+    mutate("a break without data_missing", lambda d: next(a for a in d["actors"] if a["breaks"])["breaks"][0].pop("data_missing"))
+    mutate("upstream_actor as a string", lambda d: d.update(upstream_actor="src"))
     if broken:
         for b in broken:
             print("the schema accepts a broken document: %s" % b, file=sys.stderr)
