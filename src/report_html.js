@@ -794,12 +794,31 @@ function actorTable() {
 		rows, [0, 0, 1, 1, 1, 0, 1, 0]));
 }
 
+function who(s) {
+	return s.comm + (s.tid ? ' ' + s.tid : '');
+}
+
+/* The largest rows of an accounting, inline: "timer 1.16 s · src 8819 211 ms · ..." */
+function shareLine(share, n) {
+	const span = el('span');
+	(share || []).slice(0, n).forEach((s, i) => {
+		if (i) span.append(el('span', { class: 'muted' }, ' · '));
+		span.append(el('span', { class: s.tid ? '' : 'muted' }, who(s) + ' '), el('b', {}, fmtDur(s.ns)));
+	});
+	return span;
+}
+
 function shareTable(share, total) {
-	const rows = (share || []).slice(0, 12).map((s) => ({
-		cells: [s.comm + (s.tid ? ' ' + s.tid : ''), fmtDur(s.ns),
+	const rows = (share || []).slice(0, 8).map((s) => ({
+		cells: [who(s), s.kind || '', fmtDur(s.ns),
 			el('span', { class: 'bar', style: 'width:' + Math.max(1, Math.round(160 * s.ns / Math.max(1, total))) + 'px' })],
 	}));
-	return table(['who', 'time on the path', ''], rows, [0, 1, 0]);
+	return table(['who', 'as', 'time on the path', ''], rows, [0, 0, 1, 0]);
+}
+
+/* An actor of qt-data by its report name, for the links to the timeline. */
+function actorNamed(name) {
+	return actors.find((A) => A.name === name);
 }
 
 function criticalSection() {
@@ -808,41 +827,65 @@ function criticalSection() {
 		box.append(el('p', { class: 'muted' }, 'No critical-path analysis in this report.'));
 		return;
 	}
-	if (c.epsilon_ns !== undefined) box.append(el('p', {}, 'ε = ' + fmtDur(c.epsilon_ns)));
-	if (c.whole) {
-		box.append(el('p', {}, 'Critical path of the whole input: ' + fmtDur(c.whole.length_ns || 0) + '.'));
-		const total = (c.whole.share || []).reduce((a, s) => a + (s.ns || 0), 0);
-		box.append(shareTable(c.whole.share, total));
-		if (c.whole.critical_tasks && c.whole.critical_tasks.length)
-			box.append(el('p', { class: 'events' }, 'critical tasks: ' + c.whole.critical_tasks.slice(0, 40).join(', ') +
-				(c.whole.critical_tasks.length > 40 ? ' …' : '')));
+	const w = c.whole || {};
+	box.append(el('p', {}, 'ε = ' + fmtDur(c.epsilon_ns || 0) + (c.epsilon_source ? ' (' + c.epsilon_source + ')' : '') +
+		'. The critical path of the whole ' + (D.gantt ? 'chart' : 'recording') + ' is ' + fmtDur(w.length_ns || 0) +
+		(w.critical_task_count !== undefined ? ', ' + w.critical_task_count + ' critical tasks' : '') + '.'));
+	if (w.share && w.share.length) box.append(shareTable(w.share, w.length_ns || 1));
+	if (w.critical_tasks && w.critical_tasks.length)
+		box.append(el('p', { class: 'events' }, 'critical tasks: ' + w.critical_tasks.slice(0, 40).join(', ') +
+			(w.critical_tasks.length > 40 ? ' …' : '')));
+	const br = (c.breaks || []).slice().sort((x, y) => y.lateness_ns - x.lateness_ns);
+	if (br.length) {
+		box.append(el('h3', {}, 'What delayed each late invocation'));
+		const rows = br.slice(0, 15).map((b) => {
+			const A = actorNamed(b.actor);
+			const brk = A && A.br.find((x) => x.late === b.late_invocation);
+			const d = b.delayed_by;
+			return {
+				cells: [brk ? el('span', { class: 'chip' + (b.data_missing ? ' missing' : ''), onclick: () => goToBreak(A, brk),
+					title: 'show it in the timeline' }, b.actor + ' #' + b.late_invocation) : b.actor + ' #' + b.late_invocation,
+					'+' + fmtDur(b.lateness_ns), d ? el('span', {}, el('b', {}, who(d)), ' ' + (d.kind || '') + ' ' +
+						fmtDur(d.ns) + (d.excess_ns > 0 ? ' (+' + fmtDur(d.excess_ns) + ' over its mean)' : '')) : '—',
+					shareLine(b.share, 3)],
+			};
+		});
+		box.append(table(['late invocation', 'late by', 'delayed most by', 'on its critical path'], rows, [0, 1, 0, 0]));
+		if (br.length > 15) box.append(el('p', { class: 'muted' }, (br.length - 15) + ' more breaks in report --json.'));
 	}
-	for (const a of c.actors || []) {
-		box.append(el('h3', {}, 'Into the invocations of ' + a.comm + (a.tid ? ' ' + a.tid : '')));
-		const total = (a.share || []).reduce((x, s) => x + (s.ns || 0), 0);
-		box.append(shareTable(a.share, total));
+	if (c.actors && c.actors.length) {
+		box.append(el('h3', {}, 'Into the invocations of each actor'));
+		const rows = c.actors.map((a) => ({
+			cells: [a.actor || who(a), a.invocations, fmtDur(a.total_ns || 0), shareLine(a.share, 4)],
+		}));
+		box.append(table(['actor', 'invocations', 'time', 'most time on the paths into them'], rows, [0, 1, 1, 0]));
 	}
 }
 
 function patternsSection() {
-	const box = $('patterns-body'), p = REPORT.patterns;
+	const box = $('patterns-body'), p = REPORT.patterns, ps = REPORT.patterns_search;
 	if (!p) {
-		box.append(el('p', { class: 'muted' }, 'No pattern mining in this report.'));
+		box.append(el('p', { class: 'muted' }, D.gantt ? 'Not for a Gantt chart.' : 'No pattern mining in this report.'));
 		return;
 	}
 	if (!p.length) {
-		box.append(el('p', { class: 'muted' }, 'No pattern tells the breaks apart from the periods that hold.'));
+		box.append(el('p', { class: 'muted' }, ps && ps.status ? 'No patterns: ' + ps.status + '.' :
+			'No pattern tells the breaks apart from the periods that hold.'));
 		return;
 	}
-	const rows = p.slice(0, 30).map((x) => ({
+	if (ps && ps.actor)
+		box.append(el('p', { class: 'muted' }, 'Sequences of system activity found in the windows where ' + ps.actor +
+			' breaks its period (' + (ps.windows_pos || 0) + ' breaks) and rarely where it holds (' + (ps.windows_neg || 0) +
+			' periods). Minimal patterns, best first.'));
+	const rows = p.slice(0, 20).map((x) => ({
 		cells: [el('span', { class: 'events' }, (x.events || []).join('  →  ')),
 			el('span', {}, el('span', { class: 'bar', style: 'width:' + Math.round(100 * (x.support_pos || 0)) + 'px' }),
-				' ' + fmtPct(x.support_pos || 0)),
+				' ' + fmtPct(x.support_pos || 0) + (x.count_pos !== undefined ? ' (' + x.count_pos + ')' : '')),
 			el('span', {}, el('span', { class: 'bar neg', style: 'width:' + Math.round(100 * (x.support_neg || 0)) + 'px' }),
-				' ' + fmtPct(x.support_neg || 0))],
+				' ' + fmtPct(x.support_neg || 0) + (x.count_neg !== undefined ? ' (' + x.count_neg + ')' : ''))],
 	}));
-	box.append(el('p', { class: 'muted' }, 'Sequences of events found in the windows where the period breaks (support in breaks) and rarely where it holds.'));
 	box.append(table(['pattern', 'in breaks', 'where the period holds'], rows, [0, 0, 0]));
+	if (p.length > 20) box.append(el('p', { class: 'muted' }, (p.length - 20) + ' more in report --json.'));
 }
 
 function threadsSection() {
