@@ -287,7 +287,8 @@ function drawLane(L, y, li) {
 			if (x1 - x0 > 90) {
 				ctx.font = '10px system-ui, sans-serif';
 				ctx.textAlign = 'right';
-				ctx.fillText('+' + fmtDur(b.lateness) + ' late', x1 - 5, y + h / 2 + 4);
+				/* above the middle of the lane, where a critical wait draws its dashes */
+				ctx.fillText('+' + fmtDur(b.lateness) + ' late', x1 - 5, y + Math.min(16, h - 2));
 				ctx.textAlign = 'left';
 			}
 			stats.breaks++;
