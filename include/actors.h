@@ -26,7 +26,9 @@
  * the first segment (runs up to the first voluntary pause) of a thread born
  * during the recording: its set-up, whose distance to the first real
  * invocation would be a break in every pipeline that starts. A run still
- * running at the end (TL_RUN_END_CUT) keeps its real start. A syscall
+ * running at the end (TL_RUN_END_CUT) keeps its real start; one whose
+ * switch-in was not reported (TL_RUN_START_UNSURE) the start its kernel
+ * runtime gives (its window is a gap: see the breaks below). A syscall
  * actor's occurrences are the thread's calls of that syscall.
  *
  * Invocations. Fragments that ended preempted continue into the next one

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Throughput and peak memory of the actors stage (actors__analyse) on a
-# large synthetic timeline (tests/bench/bench_actors.c), then the analysis
-# time of `qostrace report --json` on a real recording of the built-in
+# large synthetic timeline (tests/bench/bench_actors.c); the stage inside a
+# whole analysis of a generated 10 M-event trace (tests/bench/gen_trace.c);
+# and `qostrace report --json` on a real recording of the built-in
 # pipeline (recorded here when we may, else given as TRACE).
 #   scripts/bench-actors.sh [RUNS...]     default: 1000000 10000000
-# Env: ACTORS (default 1000), OUTPUT (build dir), TRACE (a .qtrace to time).
+# Env: ACTORS (default 1000), OUTPUT (build dir), TRACE (a .qtrace to time),
+# GEN_EVENTS (default 10000000; 0 skips the generated trace).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUTPUT:-build}
@@ -12,7 +14,7 @@ actors=${ACTORS:-1000}
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000000 10000000)
 
-make -s OUTPUT="$out" "$out/qostrace" "$out/bench/bench_actors"
+make -s OUTPUT="$out" "$out/qostrace" "$out/bench/bench_actors" "$out/bench/gen_trace"
 echo "host: $(nproc) CPUs, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 timed() {
 	if [ -x /usr/bin/time ]; then
@@ -26,10 +28,18 @@ for n in "${sizes[@]}"; do
 	timed "$out/bench/bench_actors" "$actors" "$n" 1
 done
 
+tmp=$(mktemp -d /tmp/qostrace-bench-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+gen=${GEN_EVENTS:-10000000}
+if [ "$gen" != 0 ]; then
+	echo "== a generated trace of $gen events (gen_trace, 8 CPUs)"
+	"$out/bench/gen_trace" "$tmp/gen.qtrace" "$gen" 8 > /dev/null
+	timed "$out/bench/bench_actors" --trace "$tmp/gen.qtrace"
+	rm -f "$tmp/gen.qtrace"
+fi
+
 trace=${TRACE:-}
 if [ -z "$trace" ]; then
-	tmp=$(mktemp -d /tmp/qostrace-bench-XXXXXX)
-	trap 'rm -rf "$tmp"' EXIT
 	trace=$tmp/pipeline.qtrace
 	if ! "$out/qostrace" record -q -o "$trace" -- "$out/qostrace" __pipeline --frames 1000 \
 		--period 10ms --disturb thread --log "$tmp/pipeline.log" 2>/dev/null; then
@@ -52,3 +62,4 @@ for cmd in "info" "report --json"; do
 	printf '  %-14s best of 3: %.3f s\n' "$cmd" "$best"
 done
 timed "$out/qostrace" report --json "$trace" > /dev/null
+"$out/bench/bench_actors" --trace "$trace"

@@ -308,8 +308,8 @@ static void print_table(const struct actors_result *r, FILE *f, const struct rep
 		} else {
 			col = rs_green(st);
 		}
-		fprintf(f, "%s%-24s%s %11s %7s %6zu %7s %11s  %s", col, a->name, rs_reset(st), b1, q, a->ninv, brk,
-			b2, note);
+		fprintf(f, "%s%-24s%s %11s %7s %6zu %7s %11s  %s", col, a->name, *col ? rs_reset(st) : "", b1, q,
+			a->ninv, brk, b2, note);
 		if (a->nbreaks_missing)
 			fprintf(f, "%s%s%zu break%s over missing data%s", *note ? "; " : "", rs_yellow(st),
 				a->nbreaks_missing, a->nbreaks_missing == 1 ? "" : "s", rs_reset(st));

@@ -8,6 +8,8 @@
  * scripts/bench-actors.sh runs it.
  *
  *   bench_actors [ACTORS [RUNS [SEED]]]     defaults 1000, 10000000, 1
+ *   bench_actors --trace FILE.qtrace        a recording: load, timeline, the
+ *                                           stage, and the JSON, timed apart
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +20,8 @@
 
 #include "actors.h"
 #include "analysis.h"
+#include "json_writer.h"
+#include "trace.h"
 #include "synth_actor.h"
 #include "timeline.h"
 
@@ -55,6 +59,54 @@ static int cmp_wk(const void *x, const void *y)
 	return (a->ts > b->ts) - (a->ts < b->ts);
 }
 
+static int bench_trace(const char *path)
+{
+	struct trace *t = NULL;
+	struct timeline *tl = NULL;
+	struct actors_result *r = NULL;
+	struct analysis_opts o;
+	size_t inv = 0, runs = 0;
+	double t0, t1, t2, t3, t4;
+	char err[512];
+	FILE *null;
+	json_writer_t *w;
+
+	t0 = now();
+	if (trace__load(path, NULL, &t, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	t1 = now();
+	if (timeline__build(t, NULL, &tl))
+		return 1;
+	t2 = now();
+	analysis_opts_default(&o);
+	if (actors__analyse(tl, &o, &r))
+		return 1;
+	t3 = now();
+	null = fopen("/dev/null", "w");
+	w = jsonw_new(null, true);
+	jsonw_start_object(w);
+	actors__json(r, tl, w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+	fclose(null);
+	t4 = now();
+	for (size_t i = 0; i < r->n; i++) {
+		inv += r->v[i].ninv;
+		runs += r->v[i].noccurrences;
+	}
+	printf("%s: %llu events, %zu runs, %zu threads\n", path, (unsigned long long)t->events, tl->nruns,
+	       tl->nthreads);
+	printf("  load %.3f s, timeline %.3f s, actors %.3f s (%zu actors, %zu skipped, %zu occurrences, "
+	       "%zu invocations, %.2f M actor-invocations/s), JSON %.3f s; peak RSS %.1f MB\n", t1 - t0, t2 - t1,
+	       t3 - t2, r->n, r->nskipped, runs, inv, inv / (t3 - t2 + 1e-9) / 1e6, t4 - t3, peak_rss_kb() / 1024.0);
+	actors__free(r);
+	timeline__free(tl);
+	trace__free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long nact = 1000, nruns = 10000000, seed = 1;
@@ -70,6 +122,8 @@ int main(int argc, char **argv)
 	long rss0;
 	int err;
 
+	if (argc == 3 && !strcmp(argv[1], "--trace"))
+		return bench_trace(argv[2]);
 	if ((argc > 1 && parse_u64(argv[1], &nact)) || (argc > 2 && parse_u64(argv[2], &nruns)) ||
 	    (argc > 3 && parse_u64(argv[3], &seed)) || !nact || nruns < nact) {
 		fprintf(stderr, "usage: bench_actors [ACTORS [RUNS [SEED]]]\n");
