@@ -275,7 +275,8 @@ function drawLane(L, y, li) {
 		ctx.fillStyle = '#f7f9fb';
 		ctx.fillRect(LABEL_W, y - 1, PW, h + LANE_GAP - 1);
 	}
-	/* breaks behind everything of the lane */
+	/* breaks behind everything of the lane; labels where they do not collide */
+	let labelEnd = -Infinity;
 	for (const A of L.actors) {
 		for (const b of A.br) {
 			if (b.e < v0 || b.s > v1) continue;
@@ -285,11 +286,14 @@ function drawLane(L, y, li) {
 			ctx.fillStyle = b.missing ? '#888' : '#c62828';
 			ctx.fillRect(Math.min(W - 2, X(b.e)) - 1, y, 2, h);
 			if (x1 - x0 > 90) {
+				const text = '+' + fmtDur(b.lateness) + ' late';
 				ctx.font = '10px system-ui, sans-serif';
-				ctx.textAlign = 'right';
-				/* above the middle of the lane, where a critical wait draws its dashes */
-				ctx.fillText('+' + fmtDur(b.lateness) + ' late', x1 - 5, y + Math.min(16, h - 2));
-				ctx.textAlign = 'left';
+				const tw = ctx.measureText(text).width;
+				if (x1 - 5 - tw > Math.max(x0, labelEnd) + 4) {
+					/* above the middle of the lane, where a critical wait draws its dashes */
+					ctx.fillText(text, x1 - 5 - tw, y + Math.min(16, h - 2));
+					labelEnd = x1 - 5;
+				}
 			}
 			stats.breaks++;
 		}
