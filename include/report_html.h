@@ -20,7 +20,9 @@
  *                   "inv": [ gap, dur, ... ],
  *                   "breaks": [ before, late, start, end, lateness, missing, ... ] } ],
  *     "upstream": actor index or -1,
- *     "critical": null | { "runs": [ lane, run, lane, run, ... ], ... } }
+ *     "critical": null | { "cats": [ category names ],
+ *                          "paths": [ { "name", "actor", "brk", "lateness", "links",
+ *                                       "seg": [ lane, start, end, kind, holder, cat, ... ] } ] } }
  *
  * Times are integer ns relative to t0. A lane's runs are delta-encoded: gap
  * is the start minus the previous run's end (the first: minus 0), dur the
@@ -31,9 +33,15 @@
  * runs are visible than pixels, a lane is drawn as per-pixel busy fraction
  * (O(pixels log n)), otherwise as exact intervals of the visible window.
  *
+ * Critical paths (critical.h): into the late invocation of every break and
+ * into the end of the recording; kind is enum crit_seg_kind (RUN stretches
+ * are outlined red, WAIT ones dashed with the lane that held the CPU),
+ * consecutive stretches on different lanes are joined by a line.
+ *
  * For a Gantt chart the lanes are the actors (sub-lanes where tasks
- * overlap), each run a task, and "names" + per-lane "task" give the task
- * names.
+ * overlap), each run a task, "names" + per-lane "task" and "line" give the
+ * task names and CSV lines, and the critical paths are the critical tasks
+ * (float 0, "links": false) and the critical paths the stage lists.
  */
 #ifndef QT_REPORT_HTML_H
 #define QT_REPORT_HTML_H

@@ -222,8 +222,9 @@ static int render(const struct report_args *a, const struct analysis *an)
 			log_err("cannot write %s: %s", a->html, strerror(-err));
 			return err;
 		}
-		log_info("%s: %zu lanes, %llu run intervals, %.1f MB", a->html, hs.lanes,
-			 (unsigned long long)hs.runs, hs.bytes / 1e6);
+		if (log_level >= LOG_NORMAL)
+			fprintf(stderr, "%s: %zu lanes, %llu run intervals, %.1f MB: open it in a browser\n",
+				a->html, hs.lanes, (unsigned long long)hs.runs, hs.bytes / 1e6);
 	}
 	if (a->json)
 		return report_json(an, stdout);
