@@ -46,6 +46,12 @@
  * beyond eps (prec_graph__add_edges): the wakeup edges with a larger gap and
  * the program order after a long preemption. Without wakeups nothing is
  * added: timing alone, as in the paper.
+ * (Implementation: with wakeups the graph is built with eps = 0 through the
+ * hook, and the proposals in (0, eps] are judged by the same rules in a scan
+ * that allocates nothing per proposal; the result is the graph the hook
+ * would give at eps, without the 14 bytes per proposal the build reserves
+ * before judging: on a busy trace most proposals are spurious, 5.8 per task
+ * in the benchmark.)
  *
  * Releases. A run started by an interrupt (a timer, an IRQ, a softirq) has
  * no thread predecessor: the trace says when it was released, and a root
@@ -71,14 +77,15 @@
  * O(its length).
  *
  * Accounting a path into a task, from a horizon up to where the task
- * completes: each task's time goes to its thread (Gantt: its actor); each
- * lag is split into the time other threads ran on the waiting task's CPU
- * (the thread "held the CPU": counted for that thread, as held_ns) and the
- * rest, which goes to the edge's category (wakeup latency, CPU wait,
- * blocked, control overhead); a release splits into the time before the
- * interrupt (timer, irq N name, softirq NAME: what released the chain) and
- * the latency after it. Everything between horizon and completion is
- * accounted, exactly once.
+ * completes: each task's time goes to its thread (Gantt: its actor). A lag
+ * during which the task was runnable (a wakeup latency: on the CPU it was
+ * woken on; a preemption: on the CPU it was preempted on) is split into the
+ * time other threads ran on that CPU (they "held the CPU": counted for
+ * them, as held_ns) and the rest, which goes to the edge's category (wakeup
+ * latency, CPU wait); other lags go to theirs whole (blocked, control
+ * overhead). A release splits into the time before the interrupt (timer,
+ * irq N name, softirq NAME: what released the chain) and the latency after
+ * it. Everything between horizon and completion is accounted, exactly once.
  *
  * Per actor (DESIGN.md §10): the path into invocation k completes where k
  * completes (the end of its last run interval, or the end of its system
@@ -89,28 +96,38 @@
  * accounts for. A thread that wakes on one input and then waits for a
  * second one completes after the second: its last run's wakeup is the one
  * from the second input, so its earlier runs are not on that path.
- * Per break: the path into the late invocation (horizon: completion of the
- * invocation before); what delayed it is the row whose time exceeds the
- * actor's mean per invocation the most.
+ * Per break: the path into the late invocation, from the start of the
+ * invocation before it (the whole late interval) to the late one's
+ * completion. What delayed it is the row whose time there exceeds its mean
+ * over the same windows of every invocation (start of the one before to
+ * completion) the most, so that what every period holds cancels out.
+ * Releases are kept apart: a chain released late means its input came
+ * late, which the upstream actor's breaks explain.
  *
  * eps. Explicit --epsilon is used as given. auto with wakeups: the largest
- * invisible gap of a wakeup-confirmed edge (its gap minus the time other
- * threads held the wakee's CPU: Theorem 2 wants eps >= every chain of
- * invisible tasks, and a wait behind a visible task is not invisible),
- * capped at epsilon_cap_ns (default 1 ms) and halved while the candidate
- * pairs exceed the edge budget. With wakeups the graph does not depend on
- * eps beyond the BLOCKED edges: eps decides which timing-only proposals are
- * checked, and the counts of confirmed and spurious ones say how far timing
- * alone would have been right at that eps. auto without wakeups: 100 us on a
- * trace (CRIT_DEFAULT_EPS_TRACE), 0 on a Gantt chart.
+ * invisible gap of a wakeup-backed precedence (from the waking time to the
+ * wakee's start, minus the time other threads held the CPU it was woken
+ * on; windows with missing data left out): Theorem 2 wants eps >= every
+ * chain of invisible tasks, and a wait behind a visible task is not
+ * invisible. Capped at epsilon_cap_ns (default 1 ms); halved while the
+ * candidate pairs exceed the edge budget (timing-only). It can be 0 on a
+ * saturated machine, where every latency is spent behind someone. With
+ * wakeups the graph does not depend on eps beyond the BLOCKED edges: eps
+ * decides which timing-only proposals are checked, and the counts of
+ * confirmed and spurious ones say how far timing alone would have been
+ * right at that eps. Timing-only still takes its auto eps from the wakeups
+ * when the trace has them. auto without wakeups: 100 us on a trace
+ * (CRIT_DEFAULT_EPS_TRACE), 0 on a Gantt chart (Algorithm 2).
  *
- * COST. Model O(n + wakeups), one sort of the tasks by (CPU, start) for the
- * CPU-holder index, the reconstruction O(n log n + candidates), Algorithm 1
- * and the ranking O(n + edges), each actor O(n) at worst (the windows of
- * one actor are disjoint; each path only visits tasks inside its window).
- * Memory, kernel input: 25 bytes per task for the model + 4 for the CPU
- * index + the graph (16 per task + 14 per edge) + Algorithm 1 (24 per
- * task); the build's sort adds 16-32 per task for a while.
+ * COST. Model O(n + wakeups) plus one sort of the tasks by start (the
+ * CPU-holder index), the reconstruction O(n log n + candidates), Algorithm
+ * 1 and the ranking O(n + edges); per actor O(n) at worst: the windows of
+ * one actor are disjoint (the reference windows of its breaks overlap
+ * once more), and a path visits only tasks inside its window. Memory:
+ * linear, about 100 bytes per task at the peak on the benchmark's 8-CPU
+ * timelines (model 33, CPU index 4, graph 16 + 14 per edge, Algorithm 1
+ * 20, ranking 4, and the build's sort for a while); scripts/bench-critical.sh
+ * measures it.
  */
 #ifndef QT_CRITICAL_H
 #define QT_CRITICAL_H
@@ -178,6 +195,8 @@ struct crit_seg {
 	uint32_t thread;		/* RUN: who ran; WAIT: who waited */
 	uint32_t holder;		/* WAIT: who held the CPU longest meanwhile, or CRIT_NONE */
 	int64_t holder_ns;
+	int64_t held_ns;		/* WAIT: the time any other thread held that CPU */
+	uint16_t cpu;			/* WAIT: the CPU waited for, UINT16_MAX if none (blocked, overhead) */
 	uint8_t kind;			/* enum crit_seg_kind */
 	uint8_t cat;			/* WAIT, RELEASE: enum crit_cat */
 	uint16_t sub;
@@ -209,8 +228,10 @@ struct crit_break {
 	size_t actor, brk;		/* actors_result.v[actor].breaks[brk] */
 	int64_t lateness_ns;
 	struct crit_path path;
-	struct crit_share culprit;	/* the row with the largest excess over the actor's mean */
-	int64_t excess_ns;		/* culprit.ns - its mean per invocation */
+	struct crit_share culprit;	/* the row (not a release) with the largest excess over its mean */
+	int64_t excess_ns;		/* culprit.ns - its mean per invocation (culprit.ns == 0: none) */
+	int64_t release_excess_ns;	/* how much more than usual the chain waited for its release */
+	struct crit_share release;	/* that release row (release_excess_ns > 0) */
 };
 
 struct crit_edge_stats {
@@ -264,6 +285,7 @@ struct critical_result {
 	size_t *path_len;
 	size_t npaths_listed;
 	uint32_t *common;		/* tasks on every critical path, in order */
+	uint8_t *common_joined;		/* [i]: the edge from common[i - 1] is on every one too */
 	size_t ncommon;
 	uint32_t *mismatch;		/* eps check: tasks whose recomputed start differs */
 	size_t nmismatch;
@@ -286,7 +308,40 @@ void critical__free(struct critical_result *r);
 const char *critical_cat_name(enum crit_cat cat, uint16_t sub, const struct trace *t,
 			      char *buf, size_t len);
 
-/* "critical": {...} of DESIGN.md §10 (the caller writes the name). */
+/*
+ * "critical": {...} of DESIGN.md §10 (the caller writes the name). Times
+ * are absolute ns (CLOCK_MONOTONIC; a chart's own time), durations ns.
+ *   input "trace" | "gantt", epsilon_ns, epsilon_source "given" | "auto" |
+ *   "default", epsilon_evidence_ns (Theorem 2's value from the wakeups, or
+ *   null), epsilon_capped, wakeups_used, tasks,
+ *   edges { total, candidates, exact, same_thread, cpu_handover, epsilon
+ *     (cross-thread proposals), confirmed, rejected, unchecked,
+ *     missing_data, redundant, wakeups_beyond_epsilon,
+ *     preemptions_beyond_epsilon, wakeups_unmatched, releases { category: n } },
+ *   epsilon_check { kind "recomputed_starts" (gantt: mismatches, tasks[
+ *     {task, line, start_ns, recomputed_ns}] up to 100) | "unexplained_starts"
+ *     (trace), reproduced, mismatches },
+ *   whole { length_ns, start_ns, end_ns, critical_task_count, last_task,
+ *     share[], critical_tasks [names] | null, critical_lines, path_count
+ *     (null: more than 2^64), paths [{tasks, lines}], common {tasks, lines,
+ *     joined}, segments[] (trace), segments_total },
+ *   actors [ { tid, comm, actor, invocations, total_ns, share[] } ],
+ *   breaks [ { tid, comm, actor, late_invocation, late_start_ns,
+ *     lateness_ns, start_ns, end_ns (the window), data_missing,
+ *     release_excess_ns, release, delayed_by { row, excess_ns } | null,
+ *     share[], segments[], segments_total } ] (worst first),
+ *   tasks [ { task, actor, line, start_ns, end_ns, est_ns, lst_ns, float_ns,
+ *     critical } ] (gantt),
+ *   timing { build_ns, cpa_ns, account_ns }
+ * A share row: { tid, comm, kind "thread" | "actor", ns, run_ns, held_ns }
+ * or { tid 0, comm (a name: "wakeup latency", "timer", "irq 24 xhci_hcd"),
+ * kind "overhead" | "release", category (an id: wakeup_latency, cpu_wait,
+ * blocked, control_overhead, initial_control, irq, softirq, kernel,
+ * waker_not_recorded, no_recorded_cause, before_recording), irq, ns }.
+ * A segment: { start_ns, end_ns, kind "run" | "wait" | "release", tid,
+ * comm, category, category_name, cpu, cpu_held_ns, cpu_held_by {tid, comm,
+ * ns} }.
+ */
 void critical__json(const struct critical_result *r, const struct analysis *a, json_writer_t *w);
 /* The report's critical-path section. */
 void critical__print(const struct critical_result *r, const struct analysis *a, FILE *f,

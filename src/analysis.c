@@ -89,7 +89,8 @@ int analysis__run_gantt(const struct gantt *g, const struct analysis_opts *o,
 	critical_opts_of(o, &co);
 	err = critical__analyse_gantt(g, &co, &a->critical);
 	if (err) {
-		log_err("critical path: %s", strerror(-err));
+		log_err("critical path: %s%s", strerror(-err),
+			err == -E2BIG ? " (too many candidate edges: try a smaller --epsilon)" : "");
 		analysis__free(a);
 		return err;
 	}

@@ -24,6 +24,7 @@
 #define TF_WK_KEPT 0x10		/* the hook kept the wakeup edge into it */
 #define TF_PO_KEPT 0x20		/* the hook kept the program-order edge into it */
 #define TF_HAS_PRED 0x40	/* the hook kept some edge into it */
+#define TF_WAKER_RAN 0x80	/* the waker of its wakeup was running at the waking time */
 
 struct span {
 	int64_t a, b;
@@ -39,10 +40,13 @@ struct model {
 	uint32_t *src;			/* [n] trace: run index */
 	uint8_t *fl;			/* [n] TF_* */
 	uint32_t *cause;		/* [n] the wakeup that released a FIRST fragment, or CRIT_NONE */
+	uint32_t *wfrom;		/* [n] the waker's task of that wakeup, or CRIT_NONE */
+	uint32_t *wk_task;		/* [nwk] the task a wakeup released, or CRIT_NONE */
 	uint32_t *thr_first;		/* [nthreads + 1] fragments of thread i */
 	uint32_t *run_first;		/* [nruns] first fragment of run r, or CRIT_NONE */
 	uint32_t *cpu_idx;		/* [n] tasks by (CPU, start) */
 	uint32_t *cpu_off;		/* [ncpu + 1] */
+	uint32_t *cpu_hint;		/* [ncpu] where the last search on that CPU ended */
 	uint32_t ncpu;
 	struct span *miss;		/* merged windows of missing data (any CPU) */
 	size_t nmiss;
@@ -225,21 +229,52 @@ static uint32_t task_at(const struct model *m, uint32_t th, int64_t w)
 	return CRIT_NONE;
 }
 
-/* The waker's task of the wakeup that released v, or CRIT_NONE. */
-static uint32_t waker_task(const struct model *m, uint32_t v)
+/*
+ * wfrom[v]: the waker's task of the wakeup that released v (the task of
+ * the waker that contains the waking time and ends before v starts), or
+ * CRIT_NONE. Each waker's wakeups and tasks are both in time order, so one
+ * merge per thread finds them all (a binary search where the waking times
+ * go back).
+ */
+static int find_wakers(struct model *m)
 {
-	const struct tl_wakeup *w;
-	uint32_t u;
+	const struct timeline *tl = m->tl;
+	uint32_t *wk_task = malloc((tl->nwk ? tl->nwk : 1) * sizeof(*wk_task));
 
-	if (m->cause[v] == CRIT_NONE)
-		return CRIT_NONE;
-	w = &m->tl->wk[m->cause[v]];
-	if (w->waker == TL_NONE)
-		return CRIT_NONE;
-	u = task_at(m, w->waker, (int64_t)w->waking_ts);
-	if (u == CRIT_NONE || m->tasks[u].end_ns > m->tasks[v].start_ns)
-		return CRIT_NONE;
-	return u;
+	if (!wk_task)
+		return -ENOMEM;
+	m->wk_task = wk_task;
+	for (size_t i = 0; i < tl->nwk; i++)
+		wk_task[i] = CRIT_NONE;
+	for (uint32_t v = 0; v < m->n; v++) {
+		m->wfrom[v] = CRIT_NONE;
+		if (m->cause[v] != CRIT_NONE)
+			wk_task[m->cause[v]] = v;
+	}
+	for (uint32_t th = 0; th < tl->nthreads; th++) {
+		const struct tl_thread *x = &tl->threads[th];
+		uint32_t p = m->thr_first[th], end = m->thr_first[th + 1];
+
+		for (size_t i = x->ws0; i < x->ws0 + x->nws; i++) {
+			uint32_t k = tl->wk_by_waker[i], v = wk_task[k], u;
+			int64_t t = (int64_t)tl->wk[k].waking_ts;
+
+			if (v == CRIT_NONE || tl->wk[k].waker != th)
+				continue;
+			if (p > m->thr_first[th] && m->tasks[p - 1].end_ns >= t) {
+				u = task_at(m, th, t);
+			} else {
+				while (p < end && m->tasks[p].end_ns < t)
+					p++;
+				u = p < end && m->tasks[p].start_ns < t ? p : CRIT_NONE;
+			}
+			if (u != CRIT_NONE)
+				m->fl[v] |= TF_WAKER_RAN;
+			if (u != CRIT_NONE && m->tasks[u].end_ns <= m->tasks[v].start_ns)
+				m->wfrom[v] = u;
+		}
+	}
+	return 0;
 }
 
 /* Tasks by (CPU, start): who held a CPU when. */
@@ -255,9 +290,10 @@ static int index_cpus(struct model *m)
 			ncpu = tl->runs[m->src[v]].cpu + 1u;
 	m->ncpu = ncpu;
 	m->cpu_off = calloc(ncpu + 1, sizeof(*m->cpu_off));
+	m->cpu_hint = calloc(ncpu ? ncpu : 1, sizeof(*m->cpu_hint));
 	m->cpu_idx = malloc((m->n ? m->n : 1) * sizeof(*m->cpu_idx));
 	p = malloc((m->n ? m->n : 1) * sizeof(*p));
-	if (!m->cpu_off || !m->cpu_idx || !p) {
+	if (!m->cpu_off || !m->cpu_idx || !m->cpu_hint || !p) {
 		free(p);
 		return -ENOMEM;
 	}
@@ -293,6 +329,56 @@ static int index_cpus(struct model *m)
 	return 0;
 }
 
+#define CPU_END(i) (m->tasks[m->cpu_idx[i]].end_ns)
+
+/*
+ * The first task on cpu that ends after a (ends grow with starts on one
+ * CPU): a galloping search from where the last one on that CPU ended, since
+ * queries come in bursts close in time.
+ */
+static uint32_t first_ending_after(const struct model *m, uint32_t cpu, int64_t a)
+{
+	uint32_t lo = m->cpu_off[cpu], hi = m->cpu_off[cpu + 1], p = m->cpu_hint[cpu], l, r, step = 1;
+
+	if (p < lo || p > hi)
+		p = lo;
+	if (p < hi && CPU_END(p) <= a) {
+		/* Right of p: double the step until a task ends after a. */
+		l = p + 1;
+		r = l;
+		while (r < hi && CPU_END(r) <= a) {
+			l = r + 1;
+			r = l + step < hi ? l + step : hi;
+			step *= 2;
+		}
+	} else {
+		/* At or left of p. */
+		r = p;
+		l = p;
+		while (l > lo) {
+			uint32_t c = l - lo > step ? l - step : lo;
+
+			if (CPU_END(c) <= a) {
+				l = c + 1;
+				break;
+			}
+			r = c;
+			l = c;
+			step *= 2;
+		}
+	}
+	while (l < r) {
+		uint32_t mid = l + (r - l) / 2;
+
+		if (CPU_END(mid) <= a)
+			l = mid + 1;
+		else
+			r = mid;
+	}
+	m->cpu_hint[cpu] = l;
+	return l;
+}
+
 /*
  * Calls fn for each stretch of [a, b) (absolute) in which a thread other
  * than th ran on cpu. Returns the total.
@@ -302,22 +388,12 @@ typedef void (*held_fn)(void *ctx, uint32_t thread, int64_t ns);
 static int64_t held_on_cpu(const struct model *m, uint32_t cpu, uint32_t th, int64_t a, int64_t b,
 			   held_fn fn, void *ctx)
 {
-	uint32_t lo, hi;
+	uint32_t lo;
 	int64_t total = 0;
 
 	if (!m->cpu_idx || cpu >= m->ncpu || b <= a)
 		return 0;
-	lo = m->cpu_off[cpu];
-	hi = m->cpu_off[cpu + 1];
-	/* The first task on this CPU that ends after a (ends grow with starts on one CPU). */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (m->tasks[m->cpu_idx[mid]].end_ns <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = first_ending_after(m, cpu, a);
 	for (uint32_t i = lo; i < m->cpu_off[cpu + 1]; i++) {
 		uint32_t u = m->cpu_idx[i];
 		int64_t s = m->tasks[u].start_ns, e = m->tasks[u].end_ns;
@@ -394,10 +470,13 @@ static void model_free(struct model *m)
 	free(m->src);
 	free(m->fl);
 	free(m->cause);
+	free(m->wfrom);
+	free(m->wk_task);
 	free(m->thr_first);
 	free(m->run_first);
 	free(m->cpu_idx);
 	free(m->cpu_off);
+	free(m->cpu_hint);
 	free(m->miss);
 }
 
@@ -423,13 +502,16 @@ static int model_build(struct model *m)
 	m->src = malloc((m->n ? m->n : 1) * sizeof(*m->src));
 	m->fl = malloc(m->n ? m->n : 1);
 	m->cause = malloc((m->n ? m->n : 1) * sizeof(*m->cause));
+	m->wfrom = malloc((m->n ? m->n : 1) * sizeof(*m->wfrom));
 	m->thr_first = malloc((tl->nthreads + 1) * sizeof(*m->thr_first));
 	m->run_first = malloc((tl->nruns ? tl->nruns : 1) * sizeof(*m->run_first));
-	if (!m->tasks || !m->src || !m->fl || !m->cause || !m->thr_first || !m->run_first)
+	if (!m->tasks || !m->src || !m->fl || !m->cause || !m->wfrom || !m->thr_first || !m->run_first)
 		goto out;
 	fragment(m, pts);
 	find_causes(m);
-	err = index_cpus(m);
+	err = find_wakers(m);
+	if (!err)
+		err = index_cpus(m);
 	if (!err)
 		err = merge_missing(m);
 out:
@@ -441,12 +523,7 @@ out:
 
 static inline bool confirmed(const struct model *m, uint32_t u, uint32_t v)
 {
-	const struct tl_wakeup *w;
-
-	if (!(m->fl[v] & TF_FIRST) || m->cause[v] == CRIT_NONE)
-		return false;
-	w = &m->tl->wk[m->cause[v]];
-	return w->waker == owner_of(m, u) && waker_task(m, v) == u;
+	return m->wfrom[v] == u;
 }
 
 static int trace_hook(void *ctx, uint32_t u, uint32_t v, int64_t gap, enum prec_edge_kind kind,
@@ -516,14 +593,14 @@ static int64_t invisible_gap_max(const struct model *m)
 {
 	int64_t best = -1;
 
-	for (uint32_t v = 0; v < m->n; v++) {
-		const struct tl_wakeup *w;
+	/* In time order, so that the searches on each CPU move forward. */
+	for (size_t k = 0; k < m->tl->nwk; k++) {
+		const struct tl_wakeup *w = &m->tl->wk[k];
+		uint32_t v = m->wk_task[k];
 		int64_t a, b, x;
 
-		if (!(m->fl[v] & TF_FIRST) || m->cause[v] == CRIT_NONE)
-			continue;
-		w = &m->tl->wk[m->cause[v]];
-		if (w->waker == TL_NONE || task_at(m, w->waker, (int64_t)w->waking_ts) == CRIT_NONE)
+		/* Whole runs (timing-only): the waker's run may end after v starts. */
+		if (v == CRIT_NONE || m->cause[v] != k || !(m->fl[v] & TF_WAKER_RAN))
 			continue;
 		a = (int64_t)w->waking_ts;
 		b = m->tasks[v].start_ns;
@@ -737,9 +814,10 @@ static void seg_push(struct segbuf *sb, struct crit_seg s)
 		/* Merge with the later neighbour when it continues this one. */
 		if (p->kind == s.kind && p->start_ns == s.end_ns && p->thread == s.thread &&
 		    (s.kind == CRIT_SEG_RUN || (p->cat == s.cat && p->sub == s.sub &&
-						p->holder == s.holder))) {
+						p->holder == s.holder && p->cpu == s.cpu))) {
 			p->start_ns = s.start_ns;
 			p->holder_ns += s.holder_ns;
+			p->held_ns += s.held_ns;
 			sb->total--;
 			return;
 		}
@@ -812,8 +890,9 @@ static void account_wait(const struct walker *w, struct acc *acc, struct segbuf 
 	if (b - a - held > 0)
 		acc_cat(acc, cat, sub, b - a - held);
 	seg_push(sb, (struct crit_seg){ .start_ns = a + m->t0, .end_ns = b + m->t0, .thread = owner_of(m, v),
-					.holder = h.top, .holder_ns = h.top_ns, .kind = CRIT_SEG_WAIT,
-					.cat = cat, .sub = sub });
+					.holder = h.top, .holder_ns = h.top_ns, .held_ns = held,
+					.cpu = cpu == CRIT_NONE ? UINT16_MAX : (uint16_t)cpu,
+					.kind = CRIT_SEG_WAIT, .cat = cat, .sub = sub });
 }
 
 static void account_release(const struct walker *w, struct acc *acc, struct segbuf *sb, uint32_t v,
@@ -964,6 +1043,7 @@ void critical__free(struct critical_result *r)
 	free(r->paths);
 	free(r->path_len);
 	free(r->common);
+	free(r->common_joined);
 	free(r->mismatch);
 	free(r);
 }
@@ -1019,31 +1099,95 @@ static int cmp_break(const void *x, const void *y)
 	return (a->brk > b->brk) - (a->brk < b->brk);
 }
 
-/* The row of a break's path that exceeds the actor's mean the most. */
-static void find_culprit(struct crit_break *b, const struct crit_actor *ca)
+/* The row of a break's path that exceeds its mean in the reference windows the most. */
+static void find_culprit(struct crit_break *b, const struct crit_share *ref, size_t nref, size_t nwin)
 {
 	b->excess_ns = INT64_MIN;
 	for (size_t i = 0; i < b->path.nshare; i++) {
 		const struct crit_share *r = &b->path.share[i];
 		int64_t mean = 0, x;
 
-		for (size_t j = 0; j < ca->nshare; j++) {
-			const struct crit_share *q = &ca->share[j];
+		for (size_t j = 0; j < nref; j++) {
+			const struct crit_share *q = &ref[j];
 
 			if (q->thread == r->thread && (r->thread != CRIT_NONE ||
 						       (q->cat == r->cat && q->sub == r->sub))) {
-				mean = ca->ninv ? q->ns / (int64_t)ca->ninv : 0;
+				mean = nwin ? q->ns / (int64_t)nwin : 0;
 				break;
 			}
 		}
 		x = r->ns - mean;
+		/*
+		 * A release is when the chain began, not a delay on it: a late
+		 * one says the input came late (look upstream), kept apart.
+		 */
+		if (r->thread == CRIT_NONE && r->cat >= CRIT_CAT_REL_HARDIRQ) {
+			if (x > b->release_excess_ns) {
+				b->release_excess_ns = x;
+				b->release = *r;
+			}
+			continue;
+		}
 		if (x > b->excess_ns) {
 			b->excess_ns = x;
 			b->culprit = *r;
 		}
 	}
-	if (b->excess_ns == INT64_MIN)
+	if (b->excess_ns == INT64_MIN) {
 		b->excess_ns = 0;
+		b->culprit = (struct crit_share){ .thread = CRIT_NONE };
+	}
+}
+
+/*
+ * The windows of the per-actor accounting partition the time: invocation
+ * k from the completion of k - 1. A break is about a late start, so its
+ * path is accounted from the start of the invocation before it; the
+ * culprit is then measured against the same windows of every invocation
+ * (from the start of the one before to its completion), so that what a
+ * normal period holds (a timer, the actor's own work) cancels out.
+ */
+static int account_actor_breaks(struct critical_result *res, const struct walker *w, const struct actor *a,
+				size_t ai, struct acc *acc)
+{
+	const struct model *m = w->m;
+	struct crit_share *ref = NULL;
+	size_t nref = 0, nwin = 0;
+	int err;
+
+	for (size_t k = 1; k < a->ninv; k++) {
+		int64_t end, h = a->inv[k - 1].start_ns - m->t0;
+		uint32_t v = completion(m, a, k, &end);
+
+		if (v == CRIT_NONE || end <= h || h < 0)
+			continue;
+		walk(w, v, end, h, acc, NULL);
+		nwin++;
+	}
+	err = acc_take(acc, &ref, &nref);
+	for (size_t k = 0; k < a->nbreaks && !err; k++) {
+		const struct actor_break *ab = &a->breaks[k];
+		struct crit_break *b = &res->breaks[res->nbreaks];
+		int64_t end, h = ab->start_ns - m->t0;
+		uint32_t v;
+
+		if (ab->late >= a->ninv)
+			continue;
+		v = completion(m, a, ab->late, &end);
+		if (h < 0)
+			h = 0;
+		if (v == CRIT_NONE || end <= h)
+			continue;
+		b->actor = ai;
+		b->brk = k;
+		b->lateness_ns = ab->lateness_ns;
+		err = path_into(w, v, end, h, acc, CRIT_MAX_SEGS, &b->path);
+		res->nbreaks++;
+		if (!err)
+			find_culprit(b, ref, nref, nwin);
+	}
+	free(ref);
+	return err;
 }
 
 static int account_actors(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
@@ -1083,33 +1227,8 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 		if (err)
 			return err;
 		res->nactors++;
-		for (size_t k = 0; k < a->nbreaks; k++) {
-			const struct actor_break *ab = &a->breaks[k];
-			struct crit_break *b = &res->breaks[res->nbreaks];
-			int64_t end, before_end;
-			uint32_t v, u;
-
-			if (ab->late >= a->ninv || ab->before >= a->ninv)
-				continue;
-			v = completion(m, a, ab->late, &end);
-			u = completion(m, a, ab->before, &before_end);
-			if (v == CRIT_NONE)
-				continue;
-			if (u == CRIT_NONE || before_end >= end)
-				before_end = (int64_t)ab->start_ns - m->t0;
-			if (before_end < 0)
-				before_end = 0;
-			if (before_end >= end)
-				continue;
-			b->actor = i;
-			b->brk = k;
-			b->lateness_ns = ab->lateness_ns;
-			err = path_into(w, v, end, before_end, acc, CRIT_MAX_SEGS, &b->path);
-			res->nbreaks++;
-			if (err)
-				return err;
-			find_culprit(b, ca);
-		}
+		if (a->nbreaks && (err = account_actor_breaks(res, w, a, i, acc)))
+			return err;
 	}
 	qsort(res->breaks, res->nbreaks, sizeof(*res->breaks), cmp_break);
 	return 0;
@@ -1117,18 +1236,152 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 
 /* ---- the stage over a trace ---- */
 
+/* Edges to add after the build, in a growing array. */
+struct elist {
+	struct prec_edge *v;
+	size_t n, cap;
+};
+
+static int el_push(struct elist *el, struct prec_edge e)
+{
+	if (el->n == el->cap) {
+		size_t cap = el->cap ? el->cap * 2 : 1024;
+		struct prec_edge *p = realloc(el->v, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		el->v = p;
+		el->cap = cap;
+	}
+	el->v[el->n++] = e;
+	return 0;
+}
+
+struct heap_ent {
+	int64_t end;
+	uint32_t cpu, pos;
+};
+
+static void heap_down(struct heap_ent *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct heap_ent t;
+
+		if (l < n && h[l].end < h[m].end)
+			m = l;
+		if (r < n && h[r].end < h[m].end)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* All tasks by end: a merge of the CPUs' lists, each already in end order. */
+static int merge_by_end(const struct model *m, uint32_t **out)
+{
+	uint32_t *byend = malloc((m->n ? m->n : 1) * sizeof(*byend));
+	struct heap_ent *h = malloc((m->ncpu ? m->ncpu : 1) * sizeof(*h));
+	size_t nh = 0, k = 0;
+
+	if (!byend || !h) {
+		free(byend);
+		free(h);
+		return -ENOMEM;
+	}
+	for (uint32_t c = 0; c < m->ncpu; c++)
+		if (m->cpu_off[c] < m->cpu_off[c + 1])
+			h[nh++] = (struct heap_ent){ CPU_END(m->cpu_off[c]), c, m->cpu_off[c] };
+	for (size_t i = nh; i-- > 0;)
+		heap_down(h, nh, i);
+	while (nh) {
+		struct heap_ent *t = &h[0];
+
+		byend[k++] = m->cpu_idx[t->pos];
+		if (++t->pos < m->cpu_off[t->cpu + 1]) {
+			t->end = CPU_END(t->pos);
+		} else {
+			h[0] = h[--nh];
+		}
+		heap_down(h, nh, 0);
+	}
+	free(h);
+	*out = byend;
+	return 0;
+}
+
+/*
+ * With wakeups, the graph is built with eps = 0 (the exact hand-overs and
+ * program order), and what Algorithm 4 proposes within (0, eps] is judged
+ * here, pair by pair as the hook would, without edge memory for the
+ * proposals: every cross-thread one is counted as confirmed by a wakeup (its
+ * edge added) or rejected; program order within eps is added. The graph is
+ * the one a build with eps and the hook gives, at a fraction of its peak
+ * memory (the build sizes edge memory by proposals before any is judged).
+ */
+static int scan_eps(struct model *m, const struct prec_graph *g, int64_t eps, struct elist *el)
+{
+	struct crit_edge_stats *st = m->st;
+	uint32_t *byend = NULL, lo = 0, hi = 0;
+	int err = merge_by_end(m, &byend);
+
+	for (uint32_t p = 0; p < g->n && !err; p++) {
+		uint32_t v = g->order[p];
+		int64_t rs = m->tasks[v].start_ns;
+
+		while (lo < m->n && m->tasks[byend[lo]].end_ns < rs - eps)
+			lo++;
+		if (hi < lo)
+			hi = lo;
+		while (hi < m->n && m->tasks[byend[hi]].end_ns < rs)
+			hi++;
+		for (uint32_t k = lo; k < hi && !err; k++) {
+			uint32_t u = byend[k];
+			int64_t gap = rs - m->tasks[u].end_ns;
+
+			if (u == v || gap <= 0)
+				continue;
+			st->candidates++;
+			if (owner_of(m, u) == owner_of(m, v)) {
+				if (v != u + 1) {
+					st->redundant++;
+					continue;
+				}
+				st->same_thread++;
+				m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
+				err = el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN,
+								      run_of(m, u)->end_state == QT_END_PREEMPTED ?
+								      CRIT_CAT_PREEMPT : CRIT_CAT_BLOCKED });
+				continue;
+			}
+			st->cross++;
+			if (confirmed(m, u, v)) {
+				st->confirmed++;
+				m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
+				err = el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN, CRIT_CAT_WAKEUP });
+			} else if (m->nmiss && missing(m, m->tasks[u].end_ns, rs)) {
+				st->missing_data++;
+			} else {
+				st->rejected++;
+			}
+		}
+	}
+	free(byend);
+	return err;
+}
+
 /* Edges the trace proves beyond eps, and the releases. */
-static int trace_extras(struct model *m, const struct prec_graph *g, struct prec_edge **out, size_t *nout)
+static int trace_extras(struct model *m, struct elist *el)
 {
 	const struct timeline *tl = m->tl;
 	struct crit_edge_stats *st = m->st;
-	struct prec_edge *el;
-	size_t k = 0;
+	int err = 0;
 
-	el = malloc((m->n ? m->n : 1) * 2 * sizeof(*el));
-	if (!el)
-		return -ENOMEM;
-	for (uint32_t v = 0; v < m->n; v++) {
+	for (uint32_t v = 0; v < m->n && !err; v++) {
 		int64_t s = m->tasks[v].start_ns;
 		bool has = m->fl[v] & TF_HAS_PRED;
 		uint8_t rel = 0;
@@ -1137,15 +1390,15 @@ static int trace_extras(struct model *m, const struct prec_graph *g, struct prec
 			const struct tl_wakeup *w = m->cause[v] != CRIT_NONE ? &tl->wk[m->cause[v]] : NULL;
 
 			if (w && w->waker != TL_NONE) {
-				uint32_t u = waker_task(m, v);
+				uint32_t u = m->wfrom[v];
 
 				if (u == CRIT_NONE) {
 					rel = CRIT_CAT_REL_WAKER;
 					st->wakeups_unmatched++;
 				} else if (!(m->fl[v] & TF_WK_KEPT)) {
 					/* Beyond eps: gap > eps >= 0, so u is before v in the order. */
-					el[k++] = (struct prec_edge){ u, v, s - m->tasks[u].end_ns,
-								      PREC_EDGE_GIVEN, CRIT_CAT_WAKEUP };
+					err = el_push(el, (struct prec_edge){ u, v, s - m->tasks[u].end_ns,
+									      PREC_EDGE_GIVEN, CRIT_CAT_WAKEUP });
 					st->wakeups_beyond++;
 					has = true;
 				}
@@ -1155,8 +1408,8 @@ static int trace_extras(struct model *m, const struct prec_graph *g, struct prec
 			} else if (v > 0 && owner_of(m, v - 1) == owner_of(m, v) && (m->fl[v - 1] & TF_LAST) &&
 				   run_of(m, v - 1)->end_state == QT_END_PREEMPTED && !(m->fl[v] & TF_PO_KEPT) &&
 				   m->tasks[v - 1].end_ns <= s && m->tasks[v - 1].start_ns < s) {
-				el[k++] = (struct prec_edge){ v - 1, v, s - m->tasks[v - 1].end_ns,
-							      PREC_EDGE_GIVEN, CRIT_CAT_PREEMPT };
+				err = el_push(el, (struct prec_edge){ v - 1, v, s - m->tasks[v - 1].end_ns,
+								      PREC_EDGE_GIVEN, CRIT_CAT_PREEMPT });
 				st->preempt_beyond++;
 				has = true;
 			}
@@ -1164,29 +1417,25 @@ static int trace_extras(struct model *m, const struct prec_graph *g, struct prec
 		/* The first run of a thread without a recorded cause: it lies before the recording. */
 		if (!rel && !has && s > m->t0)
 			rel = v == m->thr_first[owner_of(m, v)] ? CRIT_CAT_REL_START : CRIT_CAT_REL_NONE;
-		if (rel) {
-			el[k++] = (struct prec_edge){ PREC_ROOT, v, s - m->t0, PREC_EDGE_GIVEN, rel };
+		if (rel && !err) {
+			err = el_push(el, (struct prec_edge){ PREC_ROOT, v, s - m->t0, PREC_EDGE_GIVEN, rel });
 			st->releases[rel]++;
 		}
 	}
-	(void)g;
-	*out = el;
-	*nout = k;
-	return 0;
+	return err;
 }
 
 static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, struct prec_graph **out)
 {
 	struct prec_opts po = {
-		.eps_ns = eps,
+		.eps_ns = m->split ? 0 : eps,
 		.has_origin = 1,
 		.origin_ns = m->t0,
 		.max_edges = max_edges,
 		.edge_fn = trace_hook,
 		.edge_ctx = m,
 	};
-	struct prec_edge *el = NULL;
-	size_t k = 0;
+	struct elist el = { 0 };
 	int err;
 
 	for (size_t v = 0; v < m->n; v++)
@@ -1196,10 +1445,13 @@ static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, struct 
 	if (err)
 		return err;
 	m->st->candidates = (*out)->n_candidates;
-	err = trace_extras(m, *out, &el, &k);
+	if (m->split && eps > 0)
+		err = scan_eps(m, *out, eps, &el);
 	if (!err)
-		err = prec_graph__add_edges(*out, el, k);
-	free(el);
+		err = trace_extras(m, &el);
+	if (!err)
+		err = prec_graph__add_edges(*out, el.v, el.n);
+	free(el.v);
 	if (err) {
 		prec_graph__free(*out);
 		*out = NULL;
@@ -1245,10 +1497,13 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	res->ntasks = m.n;
 
 	cap = o->epsilon_cap_ns > 0 ? o->epsilon_cap_ns : CRIT_DEFAULT_EPS_CAP;
+	/* What the wakeups say, also next to a given eps. */
+	if (tl->nwk > 0)
+		res->epsilon_evidence_ns = invisible_gap_max(&m);
 	if (o->epsilon_ns >= 0) {
 		eps = o->epsilon_ns;
 		res->epsilon_source = "given";
-	} else if (tl->nwk > 0 && (res->epsilon_evidence_ns = invisible_gap_max(&m)) >= 0) {
+	} else if (res->epsilon_evidence_ns >= 0) {
 		eps = res->epsilon_evidence_ns;
 		res->epsilon_source = "auto";
 		if (eps > cap) {
@@ -1613,11 +1868,14 @@ int critical__analyse_gantt(const struct gantt *gt, const struct critical_opts *
 	if (err)
 		goto out;
 	res->common = malloc((nh ? nh : 1) * sizeof(*res->common));
+	res->common_joined = calloc(nh ? nh : 1, 1);
 	err = -ENOMEM;
-	if (!res->common)
+	if (!res->common || !res->common_joined)
 		goto out;
-	for (size_t i = 0; i < nh; i++)
+	for (size_t i = 0; i < nh; i++) {
 		res->common[i] = hops[i].task;
+		res->common_joined[i] = i && hops[i].edge != CPA_NONE && g->pred[hops[i].edge] == hops[i - 1].task;
+	}
 	res->ncommon = nh;
 	err = cpa__start_mismatches(c, g, gt->tasks, gt->n, &res->mismatch, &res->nmismatch);
 	if (err)

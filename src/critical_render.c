@@ -156,6 +156,10 @@ static void json_segments(json_writer_t *w, const struct analysis *a, const stru
 			jsonw_string_field(w, "category", cat_ids[s->cat]);
 			jsonw_string_field(w, "category_name", critical_cat_name(s->cat, s->sub, a->trace, b, sizeof(b)));
 		}
+		if (s->kind == CRIT_SEG_WAIT && s->cpu != UINT16_MAX) {
+			jsonw_u64_field(w, "cpu", s->cpu);
+			jsonw_i64_field(w, "cpu_held_ns", s->held_ns);
+		}
 		if (s->holder != CRIT_NONE) {
 			jsonw_name(w, "cpu_held_by");
 			jsonw_start_object(w);
@@ -267,6 +271,12 @@ static void json_whole(json_writer_t *w, const struct critical_result *r, const 
 		jsonw_start_object(w);
 		json_task_list(w, a, "tasks", r->common, r->ncommon);
 		json_lines(w, a, "lines", r->common, r->ncommon);
+		/* joined[i]: the edge from the task before is on every critical path too. */
+		jsonw_name(w, "joined");
+		jsonw_start_array(w);
+		for (size_t i = 0; i < r->ncommon; i++)
+			jsonw_bool(w, r->common_joined[i]);
+		jsonw_end_array(w);
 		jsonw_end_object(w);
 	} else {
 		jsonw_null_field(w, "critical_tasks");
@@ -279,8 +289,15 @@ static void json_culprit(json_writer_t *w, const struct analysis *a, const struc
 {
 	struct crit_share one = b->culprit;
 
+	jsonw_i64_field(w, "release_excess_ns", b->release_excess_ns);
+	if (b->release_excess_ns > 0) {
+		char buf[64];
+
+		jsonw_string_field(w, "release", critical_cat_name(b->release.cat, b->release.sub, a->trace, buf,
+								   sizeof(buf)));
+	}
 	jsonw_name(w, "delayed_by");
-	if (!b->path.nshare) {
+	if (!one.ns) {
 		jsonw_null(w);
 		return;
 	}
@@ -459,8 +476,15 @@ static void print_culprit(FILE *f, const struct analysis *a, const struct crit_b
 	char b1[32], b2[64];
 
 	fmt_duration(b1, sizeof(b1), c->ns);
-	if (!b->path.nshare) {
-		fprintf(f, "nothing on its path");
+	/* The larger excess tells the story: a late release, or what the chain waited for. */
+	if (b->release_excess_ns > b->excess_ns) {
+		fprintf(f, "its chain was released %s later than usual (%s)",
+			fmt_duration(b1, sizeof(b1), b->release_excess_ns),
+			critical_cat_name(b->release.cat, b->release.sub, a->trace, b2, sizeof(b2)));
+		return;
+	}
+	if (!c->ns) {
+		fprintf(f, "nothing on its path took longer than usual");
 	} else if (c->thread != CRIT_NONE && c->thread == self) {
 		fprintf(f, "it ran %s itself", b1);
 	} else if (c->thread != CRIT_NONE && c->held_ns >= c->run_ns) {
@@ -469,12 +493,40 @@ static void print_culprit(FILE *f, const struct analysis *a, const struct crit_b
 	} else if (c->thread != CRIT_NONE) {
 		fprintf(f, "waited for %s, which ran %s on its critical path", owner_name(a, c->thread, b2, sizeof(b2)),
 			b1);
-	} else if (is_release(c->cat)) {
-		fprintf(f, "its chain waited %s for its release (%s)", b1,
-			critical_cat_name(c->cat, c->sub, a->trace, b2, sizeof(b2)));
 	} else {
 		fprintf(f, "%s %s", critical_cat_name(c->cat, c->sub, a->trace, b2, sizeof(b2)), b1);
 	}
+}
+
+/* The breaks of the upstream actor (or of the others), latest first. */
+static void print_breaks(const struct critical_result *r, const struct analysis *a, FILE *f,
+			 const struct report_style *st, long up, bool upstream)
+{
+	size_t max = st->verbose ? SIZE_MAX : TOP_BREAKS, shown = 0, more = 0;
+	char b1[32], b2[32];
+
+	for (size_t i = 0; i < r->nbreaks && a->actors; i++) {
+		const struct crit_break *b = &r->breaks[i];
+		const struct actor *ac = &a->actors->v[b->actor];
+		const struct actor_break *ab = &ac->breaks[b->brk];
+		double at = a->trace ? (ab->end_ns - (int64_t)a->trace->start_ns) / 1e9 : 0;
+
+		if (((long)b->actor == up) != upstream)
+			continue;
+		if (shown++ >= max) {
+			more++;
+			continue;
+		}
+		fprintf(f, "  %s at %.3f s, %s late: ", ac->name, at, fmt_duration(b1, sizeof(b1), b->lateness_ns));
+		print_culprit(f, a, b, ac->thread);
+		fprintf(f, "%s\n    path %s: ", ab->data_missing ? " (data missing)" : "",
+			fmt_duration(b2, sizeof(b2), b->path.end_ns - b->path.start_ns));
+		print_inline(f, a, b->path.share, b->path.nshare, 4);
+		fprintf(f, "\n");
+	}
+	if (more)
+		fprintf(f, "  %s... %zu more%s (-v)%s\n", rs_dim(st), more, upstream ? " of the upstream actor" : "",
+			rs_reset(st));
 }
 
 static void print_trace(const struct critical_result *r, const struct analysis *a, FILE *f,
@@ -486,9 +538,14 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 	long up = a->actors ? a->actors->upstream : -1;
 
 	fprintf(f, "eps %s (%s", fmt_duration(b1, sizeof(b1), r->epsilon_ns), r->epsilon_source);
-	if (!strcmp(r->epsilon_source, "auto"))
+	if (!strcmp(r->epsilon_source, "auto") && r->epsilon_evidence_ns == 0)
+		fprintf(f, ": every wakeup latency was spent behind another thread, so none is invisible; Theorem 2");
+	else if (!strcmp(r->epsilon_source, "auto"))
 		fprintf(f, ": largest wakeup latency not spent behind another thread, %s, Theorem 2%s",
 			fmt_duration(b2, sizeof(b2), r->epsilon_evidence_ns), r->epsilon_capped ? "; capped" : "");
+	else if (r->epsilon_evidence_ns >= 0)
+		fprintf(f, "; the wakeups say %s would do, Theorem 2",
+			fmt_duration(b2, sizeof(b2), r->epsilon_evidence_ns));
 	fprintf(f, ")\n");
 	fprintf(f, "%s tasks (%s), %s edges: %s CPU hand-overs, %s program order, %s wakeups\n",
 		fmt_count(b1, sizeof(b1), r->ntasks),
@@ -505,8 +562,9 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 		fprintf(f, "%s cross-thread eps-edges kept unchecked (no wakeups used)\n",
 			fmt_count(b1, sizeof(b1), e->cross));
 	if (r->unexplained)
-		fprintf(f, "%s%zu of %s task starts have no recorded cause%s\n", rs_dim(st), r->unexplained,
-			fmt_count(b1, sizeof(b1), r->ntasks), rs_reset(st));
+		fprintf(f, "%s%zu of %s task starts have %s%s\n", rs_dim(st), r->unexplained,
+			fmt_count(b1, sizeof(b1), r->ntasks),
+			r->wakeups ? "no recorded cause" : "no predecessor within eps (eps check)", rs_reset(st));
 
 	if (r->whole.nshare) {
 		fprintf(f, "\n%sWhole recording%s: %s, into the last task to end (%s): ", rs_bold(st), rs_reset(st),
@@ -542,38 +600,22 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 		fprintf(f, "\n");
 	}
 	if (r->nbreaks) {
-		size_t nb = st->verbose ? r->nbreaks : (r->nbreaks < TOP_BREAKS ? r->nbreaks : TOP_BREAKS);
-
-		fprintf(f, "\n%sWhat delayed the late invocations%s (%zu breaks, latest first):\n", rs_bold(st),
-			rs_reset(st), r->nbreaks);
-		for (size_t i = 0; i < nb && a->actors; i++) {
-			const struct crit_break *b = &r->breaks[i];
-			const struct actor *ac = &a->actors->v[b->actor];
-			const struct actor_break *ab = &ac->breaks[b->brk];
-			double at = a->trace ? (ab->end_ns - (int64_t)a->trace->start_ns) / 1e9 : 0;
-
-			fprintf(f, "  %s at %.3f s, %s late: ", ac->name, at,
-				fmt_duration(b1, sizeof(b1), b->lateness_ns));
-			print_culprit(f, a, b, ac->thread);
-			fprintf(f, "%s\n    path %s: ", ab->data_missing ? " (data missing)" : "",
-				fmt_duration(b2, sizeof(b2), b->path.end_ns - b->path.start_ns));
-			print_inline(f, a, b->path.share, b->path.nshare, 4);
-			fprintf(f, "\n");
-		}
-		if (nb < r->nbreaks)
-			fprintf(f, "  %s... %zu more (-v)%s\n", rs_dim(st), r->nbreaks - nb, rs_reset(st));
+		fprintf(f, "\n%sWhat delayed the late invocations%s (%zu breaks, latest first; the upstream actor's "
+			"first):\n", rs_bold(st), rs_reset(st), r->nbreaks);
+		print_breaks(r, a, f, st, up, true);
+		print_breaks(r, a, f, st, up, false);
 	}
 }
 
-static void print_task_list(FILE *f, const struct analysis *a, const uint32_t *v, size_t n, const char *sep,
-			    size_t max)
+static void print_task_list(FILE *f, const struct analysis *a, const uint32_t *v, const uint8_t *joined, size_t n,
+			    const char *sep, size_t max)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (i == max && n > max + 1) {
-			fprintf(f, "%s... (%zu more)%s%s", sep, n - max - 1, sep, task_name(a, v[n - 1]));
+			fprintf(f, " ... (%zu more) ... %s", n - max - 1, task_name(a, v[n - 1]));
 			break;
 		}
-		fprintf(f, "%s%s", i ? sep : "", task_name(a, v[i]));
+		fprintf(f, "%s%s", !i ? "" : joined && !joined[i] ? " ... " : sep, task_name(a, v[i]));
 	}
 }
 
@@ -608,13 +650,13 @@ static void print_gantt(const struct critical_result *r, const struct analysis *
 		fprintf(f, " (%" PRId64 " ns)", r->makespan_ns);
 	fprintf(f, "\n");
 	fprintf(f, "critical tasks (%zu, float 0): ", r->ncritical);
-	print_task_list(f, a, r->critical, r->ncritical, ", ", list);
+	print_task_list(f, a, r->critical, NULL, r->ncritical, ", ", list);
 	fprintf(f, "\n");
 	if (r->npaths <= CRIT_MAX_PATHS && r->npaths == r->npaths_listed) {
 		fprintf(f, "critical path%s (%" PRIu64 "):\n", r->npaths == 1 ? "" : "s", r->npaths);
 		for (size_t i = 0; i < r->npaths_listed; i++) {
 			fprintf(f, "  ");
-			print_task_list(f, a, r->paths[i], r->path_len[i], " -> ", list);
+			print_task_list(f, a, r->paths[i], NULL, r->path_len[i], " -> ", list);
 			fprintf(f, "\n");
 		}
 	} else {
@@ -624,7 +666,7 @@ static void print_gantt(const struct critical_result *r, const struct analysis *
 			fprintf(f, "%" PRIu64 " critical paths", r->npaths);
 		fprintf(f, "; on all of them (certainly critical, seed §II-B): ");
 		if (r->ncommon)
-			print_task_list(f, a, r->common, r->ncommon, " -> ", list);
+			print_task_list(f, a, r->common, r->common_joined, r->ncommon, " -> ", list);
 		else
 			fprintf(f, "no task");
 		fprintf(f, "\n");

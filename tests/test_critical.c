@@ -332,7 +332,8 @@ Test(critical, break_explained_by_cpu_holder)
 	cr_assert_eq(f.r->nbreaks, 1);
 	b = &f.r->breaks[0];
 	cr_assert_eq(b->lateness_ns, 5 * MS);
-	cr_assert_eq(b->path.start_ns, T0 + (d - 1) * PERIOD + 7040 * US);
+	/* From the start of the invocation before the break. */
+	cr_assert_eq(b->path.start_ns, T0 + (d - 1) * PERIOD + 6040 * US);
 	cr_assert_eq(b->path.end_ns, T0 + d * PERIOD + 12040 * US);
 	assert_tiles(&b->path);
 	cr_assert_eq(row_thread(f.tl, b->path.share, b->path.nshare, DIST, &held), 5 * MS);
@@ -340,7 +341,8 @@ Test(critical, break_explained_by_cpu_holder)
 	cr_assert_eq(row_thread(f.tl, b->path.share, b->path.nshare, SRC, NULL), 995 * US);
 	cr_assert_eq(row_thread(f.tl, b->path.share, b->path.nshare, FX, NULL), 2995 * US);
 	cr_assert_eq(f.tl->threads[b->culprit.thread].tid, DIST);
-	cr_assert_eq(b->excess_ns, 5 * MS - 5 * MS / n);
+	/* Against the same windows of every invocation, where the disturber appears once. */
+	cr_assert_eq(b->excess_ns, 5 * MS - 5 * MS / (n - 1));
 	/* The src run after the preemption is tied to its first by program order, beyond eps. */
 	cr_assert_eq(f.r->edges.preempt_beyond, 1);
 	cr_assert_eq(f.r->edges.releases[CRIT_CAT_REL_HARDIRQ], n + 1);
@@ -469,6 +471,7 @@ Test(critical, epsilon_given_and_capped)
 	o.epsilon_ns = 200 * US;
 	run_critical(&f, &o);
 	cr_assert_str_eq(f.r->epsilon_source, "given");
+	cr_assert_eq(f.r->epsilon_evidence_ns, 20 * US);
 	cr_assert_eq(f.r->epsilon_ns, 200 * US);
 	cr_assert_eq(f.r->edges.confirmed, 2);
 	cr_assert_eq(f.r->edges.wakeups_beyond, 0);
@@ -540,6 +543,22 @@ Test(critical, same_cpu_handover)
 	fx_free(&f);
 }
 
+/* Nothing ran: an empty result, not an error. */
+Test(critical, empty_trace)
+{
+	struct fixture f;
+
+	fx_timeline(&f, synth_new(0, 100 * US, 2));
+	run_critical(&f, NULL);
+	cr_assert_eq(f.r->ntasks, 0);
+	cr_assert_eq(f.r->nedges, 0);
+	cr_assert_eq(f.r->makespan_ns, 0);
+	cr_assert_eq(f.r->whole_last, CRIT_NONE);
+	cr_assert_eq(f.r->whole.nshare, 0);
+	cr_assert_str_eq(f.r->epsilon_source, "default");
+	fx_free(&f);
+}
+
 /* ---- invariants on random schedules ---- */
 
 /*
@@ -551,6 +570,8 @@ Test(critical, same_cpu_handover)
  */
 Test(critical, random_schedules_account_exactly)
 {
+	int waits = 0;
+
 	for (unsigned long long seed = 1; seed <= 60; seed++) {
 		unsigned long long rs = seed * 0x9E3779B97F4A7C15ULL;
 		int ncpu = (int)tu_rand_range(&rs, 1, 4), nth = (int)tu_rand_range(&rs, 2, 9);
@@ -684,11 +705,34 @@ Test(critical, random_schedules_account_exactly)
 			for (size_t i = 0; i < f.r->nactors; i++)
 				cr_assert_eq(share_sum(f.r->actors[i].share, f.r->actors[i].nshare),
 					     f.r->actors[i].total_ns, "seed %llu mode %d actor %zu", seed, mode, i);
-			for (size_t i = 0; i < f.r->nbreaks; i++)
-				assert_tiles(&f.r->breaks[i].path);
+			for (size_t i = 0; i < f.r->nbreaks; i++) {
+				const struct crit_path *p = &f.r->breaks[i].path;
+
+				assert_tiles(p);
+				/* The CPU holders of every wait, against a scan of all runs. */
+				for (size_t k = 0; k < p->nseg; k++) {
+					const struct crit_seg *sg = &p->seg[k];
+					int64_t held = 0;
+
+					if (sg->kind != CRIT_SEG_WAIT || sg->cpu == UINT16_MAX)
+						continue;
+					for (size_t j = 0; j < f.tl->nruns; j++) {
+						const struct tl_run *q = &f.tl->runs[j];
+						int64_t a = (int64_t)q->start > sg->start_ns ? (int64_t)q->start : sg->start_ns;
+						int64_t b = (int64_t)q->end < sg->end_ns ? (int64_t)q->end : sg->end_ns;
+
+						if (q->cpu == sg->cpu && q->thread != sg->thread && b > a)
+							held += b - a;
+					}
+					cr_assert_eq(sg->held_ns, held, "seed %llu mode %d: held %lld, scan %lld", seed,
+						     mode, (long long)sg->held_ns, (long long)held);
+					waits++;
+				}
+			}
 		}
 		fx_free(&f);
 	}
+	cr_assert_gt(waits, 100, "only %d waits checked", waits);
 }
 
 /* ---- Gantt charts ---- */
@@ -799,6 +843,7 @@ Test(critical, gantt_many_paths_common)
 	cr_assert_eq(r->npaths, 6);
 	cr_assert_eq(r->npaths_listed, CRIT_MAX_PATHS);
 	assert_names(g, r->common, r->ncommon, "S E");
+	cr_assert_eq(r->common_joined[1], 0, "S and E are not adjacent");
 	assert_names(g, r->mismatch, r->nmismatch, "late");
 	cr_assert_eq(r->ncritical, 8);
 	critical__free(r);
