@@ -28,23 +28,39 @@
  * best pattern was "cc1 switched in -> softirq TIMER" (23/38 breaks, 60/403
  * periods), and the disturber's 8/38 was below any useful delta. So the
  * stage mines the worst breaks too: Otsu's threshold (otsu.h) on the
- * lateness of the breaks splits off the late class, which is mined as D_pos
- * against the same kept periods (the other breaks are left out of both
- * sides); and again inside that class, while it keeps at least
- * PATTERNS_MIN_SEVERE breaks (fewer give chance patterns at 100 %). All
+ * logarithm of the lateness of the breaks splits off the late class, which
+ * is mined as D_pos against the same kept periods (the other breaks are
+ * left out of both sides); and again inside that class, while it keeps at
+ * least PATTERNS_MIN_SEVERE breaks (fewer give chance patterns at 100 %;
+ * a smaller late class, a few hangs, is set aside and the rest split
+ * again) and its lateness spans more than a factor of 2. All
  * levels' patterns are ranked together by supp_pos - supp_neg, each with
  * its own D_pos; a pattern found at several levels is listed once, where
  * it scores best (the broader level on ties).
  *
+ * Thresholds. Given --delta and --alpha, one miner run. Otherwise
+ * miner_auto.h walks from delta 100 %, alpha 0 % to the first thresholds
+ * where something emerges, and one more run at the same alpha adds the
+ * patterns that miss a tenth of the breaks more (at least one, delta not
+ * below 50 %): with 9 breaks, the first stop is often the disturber's
+ * switch-in alone (9/9) while its syscall is in 8/9 (one break was the
+ * start-up).
+ *
  * Bounds (struct patterns_opts), each reported in the result when it bit:
- *  - subtraces: at most max_subtraces per side, sampled evenly in time;
+ *  - subtraces: at most max_subtraces per side and search, sampled evenly
+ *    in time;
  *  - events: at most vocab.max_len symbols per subtrace (its beginning);
  *  - search: max_nodes node expansions per miner run and phase, patterns up
- *    to max_len symbols, and a time budget for the whole search (default
+ *    to max_len symbols, and a time budget for the whole stage (default
  *    5 s, so that `report` answers in seconds even on the most repetitive
- *    traces; a run cut by time returns what it found, flagged).
- * Memory is O(symbols mined) = at most 2 * max_subtraces * vocab.max_len
- * ids plus the miner's index of them.
+ *    traces: the search over all the breaks gets half of it, the severity
+ *    levels what is left; a run cut by time returns what it found, and the
+ *    report says so).
+ * The event stream, the vocabulary and each window's symbols are computed
+ * once and shared by the searches. Memory: the stream (16 bytes an event),
+ * the symbols of the windows mined (4 bytes each, at most
+ * (PATTERNS_MAX_LEVELS + 1) * max_subtraces * vocab.max_len) and the
+ * miner's index of one search's symbols.
  */
 #ifndef QT_PATTERNS_H
 #define QT_PATTERNS_H
@@ -71,6 +87,9 @@ struct report_style;
 #define PATTERNS_DEFAULT_MIN_LATENESS 0.10
 #define PATTERNS_MAX_LEVELS 6		/* all breaks, then up to 5 severity levels */
 #define PATTERNS_MIN_SEVERE 5		/* fewest breaks a severity level mines */
+#define PATTERNS_DELTA_TOLERANCE 0.10	/* searched delta: also the patterns that miss a tenth
+					 * of the breaks (at least one) more than the first that
+					 * emerge, at the same alpha */
 
 struct patterns_opts {
 	double delta;		/* min support in D_pos, fraction; < 0: searched */
@@ -83,7 +102,7 @@ struct patterns_opts {
 	bool no_severity;	/* patterns__analyse: default false: mine the worst
 				 * breaks too (severity levels, above) */
 	uint32_t max_subtraces;	/* per side; default 5000; 0 = no limit */
-	int64_t time_budget_ns;	/* the whole search; default 5 s; 0 = no limit */
+	int64_t time_budget_ns;	/* the whole stage; default 5 s; 0 = no limit */
 	uint64_t max_nodes;	/* per miner run and phase; default 50,000 */
 	uint32_t max_len;	/* longest pattern; default 8 */
 	uint32_t keep;		/* patterns kept in the result, best first; default 100 */

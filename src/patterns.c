@@ -169,6 +169,32 @@ static void describe_bounds(struct patterns_result *r, unsigned bounds, const st
 			 "; the patterns shown emerge, but others may have been missed");
 }
 
+#define DELTA_FLOOR 0.50	/* miner_auto's default floor */
+
+/* Appends the patterns of @mr not already in f (by symbols). */
+static int add_extra(struct found **f, size_t *nf, const struct miner_result *mr,
+		     const struct patterns_result *r, uint32_t dp, uint32_t ap)
+{
+	struct found *g = realloc(*f, (*nf + mr->npatterns + 1) * sizeof(*g));
+	size_t n0 = *nf;
+
+	if (!g)
+		return -ENOMEM;
+	*f = g;
+	for (uint32_t i = 0; i < mr->npatterns; i++) {
+		const struct miner_pattern *p = &mr->patterns[i];
+		bool seen = false;
+
+		for (size_t k = 0; k < n0 && !seen; k++)
+			seen = g[k].len == p->len && !memcmp(g[k].sym, p->sym, p->len * sizeof(*p->sym));
+		if (!seen)
+			g[(*nf)++] = (struct found){ p->sym, p->len, p->pos_count, p->neg_count, dp, ap,
+						     (double)p->pos_count / r->npos -
+						     (r->nneg ? (double)p->neg_count / r->nneg : 0) };
+	}
+	return 0;
+}
+
 /* Runs the miner with fixed or searched thresholds and fills r. */
 static int mine(struct patterns_result *r, const struct miner_data *d, const struct patterns_opts *o,
 		const struct vocab *v)
@@ -220,8 +246,10 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 		miner_result__free(mr);
 	} else {
 		struct miner_auto_result *ar;
+		struct miner_result *extra = NULL;
 		struct miner_opts desc;
 		uint32_t complete = UINT32_MAX;
+		unsigned bounds;
 
 		err = miner_auto_run(d, &ao, &ar);
 		if (err)
@@ -239,21 +267,67 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 		}
 		r->runs = ar->nruns;
 		r->found = ar->found;
-		if (ar->nruns) {
-			const struct miner_auto_run *last = &ar->runs[ar->nruns - 1];
+		/* Where the first patterns emerged, else where the search stopped. */
+		for (uint32_t i = 0; i < ar->nruns; i++) {
+			const struct miner_auto_run *run = &ar->runs[i];
 
-			r->delta = last->delta_ppm / (double)MINER_PPM_ONE;
-			r->alpha = last->alpha_ppm / (double)MINER_PPM_ONE;
+			r->delta = run->delta_ppm / (double)MINER_PPM_ONE;
+			r->alpha = run->alpha_ppm / (double)MINER_PPM_ONE;
+			if (run->npatterns)
+				break;
 		}
 		for (uint32_t i = 0; i < ar->nruns; i++)
 			if (ar->runs[i].bounds && ar->runs[i].complete_len < complete)
 				complete = ar->runs[i].complete_len;
+		bounds = ar->bounds;
+		/*
+		 * The search stops at the first thresholds where anything
+		 * emerges. With few breaks that is often one perfect pattern
+		 * (the disturber switched in, 9/9 breaks) while what it did
+		 * (its syscall, 8/9: one break was the start-up) is one break
+		 * short. So one more run at the same alpha, with min_pos lowered
+		 * by a tenth of the breaks, at least one (not below delta 50 %),
+		 * adds the patterns that miss that many; at the same alpha none
+		 * of them contains one found before, so the list stays minimal.
+		 */
+		if (ar->found && r->auto_delta && !(ar->bounds & MINER_BOUND_TIME)) {
+			int64_t left = o->time_budget_ns ? o->time_budget_ns - (now_ns() - t0) : 0;
+			uint32_t mp = miner_min_pos(to_ppm(r->delta), r->npos);
+			uint32_t less = (uint32_t)(PATTERNS_DELTA_TOLERANCE * r->npos);
+			uint64_t dp;
+
+			less = less ? less : 1;
+			mp = mp > less ? mp - less : 0;
+			/* the largest delta whose min_pos is mp: ceil(dp * npos / 1e6) */
+			dp = (uint64_t)mp * MINER_PPM_ONE / r->npos;
+			if (mp && dp >= to_ppm(DELTA_FLOOR) && (!o->time_budget_ns || left > 0)) {
+				struct miner_opts xo = ao.base;
+
+				xo.delta_ppm = (uint32_t)dp;
+				xo.alpha_ppm = to_ppm(r->alpha);
+				xo.time_budget_ns = left;
+				err = miner_data__mine(d, &xo, &extra);
+				if (err) {
+					free(f);
+					miner_auto_result__free(ar);
+					return err;
+				}
+				r->runs++;
+				bounds |= extra->bounds;
+				if (extra->bounds && extra->complete_len < complete)
+					complete = extra->complete_len;
+				err = add_extra(&f, &nf, extra, r, xo.delta_ppm, xo.alpha_ppm);
+			}
+		}
+		qsort(f, nf, sizeof(*f), cmp_found);
 		/* The time bound that matters here is the whole search's. */
 		desc = ao.base;
 		desc.time_budget_ns = o->time_budget_ns;
-		describe_bounds(r, ar->bounds, &desc, complete == UINT32_MAX ? 0 : complete);
-		err = name_patterns(r, f, nf, v, o->keep);
+		describe_bounds(r, bounds, &desc, complete == UINT32_MAX ? 0 : complete);
+		if (!err)
+			err = name_patterns(r, f, nf, v, o->keep);
 		free(f);
+		miner_result__free(extra);
 		miner_auto_result__free(ar);
 	}
 	r->mine_ns = now_ns() - t0;
@@ -270,66 +344,135 @@ static size_t sample(size_t *idx, size_t n, size_t m)
 	return m;
 }
 
-int patterns__mine_windows(const struct timeline *tl, const struct period_window *w, size_t n,
-			   uint32_t actor_thread, const struct patterns_opts *opts,
-			   struct patterns_result **out)
+/*
+ * What all the searches over one actor's windows share: the event stream,
+ * the vocabulary, whether each window overlaps missing data, and each
+ * window's symbols, computed the first time a search mines the window.
+ */
+struct prep {
+	const struct timeline *tl;
+	const struct period_window *w;
+	size_t n;
+	struct patterns_opts o;		/* vocab.drop_thread set */
+	struct tl_event *ev;
+	size_t nev;
+	struct vocab *v;
+	struct vocab_seq seq;		/* the symbolised windows, one after another */
+	size_t *off;			/* per window: into seq.sym, SIZE_MAX until symbolised */
+	uint32_t *len;
+	uint64_t *events;		/* stream events read for the window */
+	bool *cut;			/* cut to vocab.max_len */
+	bool *missing;
+};
+
+static void prep_free(struct prep *p)
 {
-	struct patterns_opts o;
+	free(p->ev);
+	vocab__free(p->v);
+	vocab_seq__free(&p->seq);
+	free(p->off);
+	free(p->len);
+	free(p->events);
+	free(p->cut);
+	free(p->missing);
+}
+
+static int prep_init(struct prep *p, const struct timeline *tl, const struct period_window *w, size_t n,
+		     uint32_t actor_thread, const struct patterns_opts *o)
+{
+	memset(p, 0, sizeof(*p));
+	p->tl = tl;
+	p->w = w;
+	p->n = n;
+	p->o = *o;
+	p->o.vocab.drop_thread = o->keep_actor ? TL_NONE : actor_thread;
+	p->off = malloc((n ? n : 1) * sizeof(*p->off));
+	p->len = calloc(n ? n : 1, sizeof(*p->len));
+	p->events = calloc(n ? n : 1, sizeof(*p->events));
+	p->cut = calloc(n ? n : 1, sizeof(*p->cut));
+	p->missing = malloc((n ? n : 1) * sizeof(*p->missing));
+	if (!p->off || !p->len || !p->events || !p->cut || !p->missing)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i].end_ns < w[i].start_ns)
+			return -EINVAL;
+		p->off[i] = SIZE_MAX;
+		/* No conclusion inside missing data: on either side, a window
+		 * that lost events would count as a sequence without them. */
+		p->missing[i] = timeline__missing(tl, -1, w[i].start_ns < 0 ? 0 : (uint64_t)w[i].start_ns,
+						  w[i].end_ns < 0 ? 0 : (uint64_t)w[i].end_ns);
+	}
+	return 0;
+}
+
+static int prep_window(struct prep *p, size_t i)
+{
+	const struct period_window *x = &p->w[i];
+	size_t base = p->seq.n, cut = p->seq.truncated;
+	uint64_t ev0 = p->seq.events;
+	int err;
+
+	if (p->off[i] != SIZE_MAX)
+		return 0;
+	if (!p->v) {
+		err = timeline__stream(p->tl, &p->ev, &p->nev);
+		if (!err)
+			err = vocab__new(p->tl, &p->v);
+		if (err)
+			return err;
+	}
+	err = vocab__window(p->v, p->ev, p->nev, x->start_ns < 0 ? 0 : (uint64_t)x->start_ns,
+			    x->end_ns < 0 ? 0 : (uint64_t)x->end_ns, x->end_closed, &p->o.vocab, &p->seq,
+			    &p->len[i]);
+	if (err)
+		return err;
+	p->off[i] = base;
+	p->events[i] = p->seq.events - ev0;
+	p->cut[i] = p->seq.truncated != cut;
+	return 0;
+}
+
+/*
+ * One search: the windows of p, positive ones only where @pos_sel (NULL:
+ * all) says so; the others are not part of this search at all.
+ */
+static int mine_level(struct prep *p, const bool *pos_sel, struct patterns_result **out)
+{
+	const struct patterns_opts *o = &p->o;
 	struct patterns_result *r;
-	struct tl_event *ev = NULL;
-	struct vocab *v = NULL;
-	struct vocab_seq seq = { 0 };
 	struct miner_seq *ms = NULL;
 	struct miner_data *d = NULL;
 	struct miner_opts mo;
-	size_t *idx[2] = { NULL, NULL }, nidx[2] = { 0, 0 }, nev = 0;
-	uint32_t *lens = NULL;
+	size_t *idx[2] = { NULL, NULL }, nidx[2] = { 0, 0 };
 	int64_t t0 = now_ns();
 	int err = -ENOMEM;
 
-	if (!tl || !out || (n && !w))
-		return -EINVAL;
-	*out = NULL;
-	if (opts)
-		o = *opts;
-	else
-		patterns_opts_default(&o);
-	if (o.delta > 1 || (o.delta >= 0 && o.delta == 0) || o.alpha > 1 || o.gap > 64 ||
-	    o.time_budget_ns < 0)
-		return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	r->actor = -1;
-	r->gap = o.gap < 0 ? PATTERNS_DEFAULT_GAP : (uint32_t)o.gap;
-	r->auto_delta = o.delta < 0;
-	r->auto_alpha = o.alpha < 0;
-	r->delta = r->auto_delta ? 1.0 : o.delta;
-	r->alpha = r->auto_alpha ? 0.0 : o.alpha;
-	o.vocab.drop_thread = o.keep_actor ? TL_NONE : actor_thread;
-	r->actor_dropped = o.vocab.drop_thread != TL_NONE;
-	r->max_subtrace_len = o.vocab.max_len;
+	r->gap = o->gap < 0 ? PATTERNS_DEFAULT_GAP : (uint32_t)o->gap;
+	r->auto_delta = o->delta < 0;
+	r->auto_alpha = o->alpha < 0;
+	r->delta = r->auto_delta ? 1.0 : o->delta;
+	r->alpha = r->auto_alpha ? 0.0 : o->alpha;
+	r->actor_dropped = o->vocab.drop_thread != TL_NONE;
+	r->max_subtrace_len = o->vocab.max_len;
 
-	idx[0] = malloc((n ? n : 1) * sizeof(size_t));
-	idx[1] = malloc((n ? n : 1) * sizeof(size_t));
+	idx[0] = malloc((p->n ? p->n : 1) * sizeof(size_t));
+	idx[1] = malloc((p->n ? p->n : 1) * sizeof(size_t));
 	if (!idx[0] || !idx[1])
 		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		int side = w[i].positive ? 0 : 1;
-		uint64_t s = w[i].start_ns < 0 ? 0 : (uint64_t)w[i].start_ns;
-		uint64_t e = w[i].end_ns < 0 ? 0 : (uint64_t)w[i].end_ns;
+	for (size_t i = 0; i < p->n; i++) {
+		int side = p->w[i].positive ? 0 : 1;
 
-		if (w[i].end_ns < w[i].start_ns) {
-			err = -EINVAL;
-			goto fail;
-		}
+		if (side == 0 && pos_sel && !pos_sel[i])
+			continue;
 		if (side == 0)
 			r->windows_pos++;
 		else
 			r->windows_neg++;
-		/* No conclusion inside missing data: on either side, a window
-		 * that lost events would count as a sequence without them. */
-		if (timeline__missing(tl, -1, s, e)) {
+		if (p->missing[i]) {
 			if (side == 0)
 				r->excluded_pos++;
 			else
@@ -339,8 +482,8 @@ int patterns__mine_windows(const struct timeline *tl, const struct period_window
 		idx[side][nidx[side]++] = i;
 	}
 	{
-		size_t kp = sample(idx[0], nidx[0], o.max_subtraces);
-		size_t kn = sample(idx[1], nidx[1], o.max_subtraces);
+		size_t kp = sample(idx[0], nidx[0], o->max_subtraces);
+		size_t kn = sample(idx[1], nidx[1], o->max_subtraces);
 
 		r->unsampled_pos = nidx[0] - kp;
 		r->unsampled_neg = nidx[1] - kn;
@@ -358,49 +501,34 @@ int patterns__mine_windows(const struct timeline *tl, const struct period_window
 			    "every break overlaps missing data";
 		goto done;
 	}
-
-	err = timeline__stream(tl, &ev, &nev);
-	if (err)
-		goto fail;
-	err = vocab__new(tl, &v);
-	if (err)
-		goto fail;
-	err = -ENOMEM;
-	lens = malloc(((size_t)r->npos + r->nneg) * sizeof(*lens));
 	ms = malloc(((size_t)r->npos + r->nneg) * sizeof(*ms));
-	if (!lens || !ms)
+	if (!ms)
 		goto fail;
-	for (int side = 0, k = 0; side < 2; side++) {
-		for (size_t j = 0; j < nidx[side]; j++, k++) {
-			const struct period_window *x = &w[idx[side][j]];
-
-			err = vocab__window(v, ev, nev, x->start_ns < 0 ? 0 : (uint64_t)x->start_ns,
-					    x->end_ns < 0 ? 0 : (uint64_t)x->end_ns, x->end_closed, &o.vocab,
-					    &seq, &lens[k]);
+	for (int side = 0; side < 2; side++)
+		for (size_t j = 0; j < nidx[side]; j++) {
+			err = prep_window(p, idx[side][j]);
 			if (err)
 				goto fail;
-			if (lens[k] > r->longest)
-				r->longest = lens[k];
 		}
-	}
-	r->stream_events = seq.events;
-	r->symbols = seq.n;
-	r->truncated = seq.truncated;
-	{
-		size_t off = 0;
+	/* Pointers only now: symbolising may have moved seq.sym. */
+	for (int side = 0, k = 0; side < 2; side++)
+		for (size_t j = 0; j < nidx[side]; j++, k++) {
+			size_t i = idx[side][j];
 
-		for (size_t k = 0; k < (size_t)r->npos + r->nneg; k++) {
-			ms[k].sym = seq.sym + off;
-			ms[k].len = lens[k];
-			off += lens[k];
+			ms[k].sym = p->seq.sym + p->off[i];
+			ms[k].len = p->len[i];
+			r->stream_events += p->events[i];
+			r->symbols += p->len[i];
+			r->truncated += p->cut[i];
+			if (p->len[i] > r->longest)
+				r->longest = p->len[i];
 		}
-	}
 	miner_opts_default(&mo);
 	err = miner_data__new(ms, r->npos, ms + r->npos, r->nneg, &mo, &d);
 	if (err)
 		goto fail;
 	r->vocabulary = miner_data__nsymbols(d);
-	err = mine(r, d, &o, v);
+	err = mine(r, d, o, p->v);
 	if (err)
 		goto fail;
 	if (!r->found)
@@ -411,25 +539,52 @@ done:
 	r->nlevels = 1;
 	r->elapsed_ns = now_ns() - t0;
 	miner_data__free(d);
-	vocab__free(v);
-	vocab_seq__free(&seq);
-	free(ev);
 	free(ms);
-	free(lens);
 	free(idx[0]);
 	free(idx[1]);
 	*out = r;
 	return 0;
 fail:
 	miner_data__free(d);
-	vocab__free(v);
-	vocab_seq__free(&seq);
-	free(ev);
 	free(ms);
-	free(lens);
 	free(idx[0]);
 	free(idx[1]);
 	patterns__free(r);
+	return err;
+}
+
+static int check_opts(const struct patterns_opts *o)
+{
+	if (o->delta > 1 || o->delta == 0 || o->alpha > 1 || o->gap > 64 || o->time_budget_ns < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int patterns__mine_windows(const struct timeline *tl, const struct period_window *w, size_t n,
+			   uint32_t actor_thread, const struct patterns_opts *opts,
+			   struct patterns_result **out)
+{
+	struct patterns_opts o;
+	struct prep p;
+	int64_t t0 = now_ns();
+	int err;
+
+	if (!tl || !out || (n && !w))
+		return -EINVAL;
+	*out = NULL;
+	if (opts)
+		o = *opts;
+	else
+		patterns_opts_default(&o);
+	err = check_opts(&o);
+	if (err)
+		return err;
+	err = prep_init(&p, tl, w, n, actor_thread, &o);
+	if (!err)
+		err = mine_level(&p, NULL, out);
+	prep_free(&p);
+	if (!err)
+		(*out)->elapsed_ns = now_ns() - t0;
 	return err;
 }
 
@@ -571,6 +726,51 @@ static int merge_levels(struct patterns_result **lv, uint32_t nlv, uint32_t keep
 	return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The late class of the breaks: Otsu's threshold on the logarithm of their
+ * lateness (it spans orders of magnitude: 2 ms of contention, 25 ms of a
+ * disturbance, one 200 ms hang). When the late class is too small to mine
+ * (a few extreme breaks), it is set aside and the rest split again; the
+ * class mined is then everything above the new threshold, extreme breaks
+ * included. Breaks all late within a factor of 2 of each other are not
+ * split: one severity (the disturber's 25 ms breaks, give or take 1 ms).
+ * x (log lateness) is sorted in place. *severe = 0: no split.
+ */
+static int severe_split(double *x, size_t n, int64_t *above, size_t *severe)
+{
+	size_t m = n;
+
+	*severe = 0;
+	qsort(x, n, sizeof(*x), cmp_double);
+	/* Breaks within a factor of 2 of each other are one severity. */
+	if (!n || x[n - 1] - x[0] < log(2.0))
+		return 0;
+	while (m >= 2) {
+		struct otsu_result ot;
+		int err = otsu_threshold(x, m, NULL, &ot);
+
+		if (err)
+			return err;
+		if (!ot.valid)
+			return 0;
+		if (n - ot.n_low >= PATTERNS_MIN_SEVERE) {
+			*severe = n - ot.n_low;
+			/* back to ns: the largest lateness of the low class */
+			*above = (int64_t)llround(exp(x[ot.n_low - 1]));
+			return 0;
+		}
+		m = ot.n_low;
+	}
+	return 0;
+}
+
 /*
  * The windows of one actor: minor breaks left out; all the breaks, then
  * the worst ones (severity levels, see patterns.h).
@@ -580,7 +780,9 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 {
 	struct patterns_opts o = *opts;
 	struct patterns_result *lv[PATTERNS_MAX_LEVELS] = { NULL }, *r;
-	struct period_window *w = NULL, *w2 = NULL;
+	struct period_window *w = NULL;
+	struct prep p = { 0 };
+	bool *sel = NULL;
 	int64_t *late = NULL, t0 = now_ns(), above = -1;
 	double *x = NULL;
 	int64_t floor_ns = (int64_t)(o.min_lateness * a->st.period_ns);
@@ -589,10 +791,10 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 	int err = -ENOMEM;
 
 	w = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*w));
-	w2 = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*w2));
+	sel = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*sel));
 	late = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*late));
 	x = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*x));
-	if (!w || !w2 || !late || !x)
+	if (!w || !sel || !late || !x)
 		goto out;
 	/* Windows and breaks are both in time order: a positive window is
 	 * the break that starts at the same invocation. */
@@ -614,37 +816,36 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 		late[n] = l;
 		w[n++] = *y;
 	}
+	err = prep_init(&p, tl, w, n, a->thread, &o);
+	if (err)
+		goto out;
 	/* All breaks get half the time budget, so that an expensive first
 	 * search (many mixed breaks) leaves time for the worst ones. */
 	if (!o.no_severity && opts->time_budget_ns)
-		o.time_budget_ns = opts->time_budget_ns / 2;
-	err = patterns__mine_windows(tl, w, n, a->thread, &o, &lv[nlv++]);
+		p.o.time_budget_ns = opts->time_budget_ns / 2;
+	err = mine_level(&p, NULL, &lv[nlv++]);
 	if (err)
 		goto out;
 	cur = nbreaks;
 	while (!o.no_severity && nlv < PATTERNS_MAX_LEVELS && lv[0]->npos) {
-		struct otsu_result ot;
-		size_t nx = 0, n2 = 0, severe;
+		size_t nx = 0, severe;
 		int64_t left = opts->time_budget_ns ? opts->time_budget_ns - (now_ns() - t0) : 0;
 
 		if (opts->time_budget_ns && left <= 0)
 			break;
 		for (size_t i = 0; i < n; i++)
 			if (w[i].positive && late[i] > above)
-				x[nx++] = (double)late[i];
-		err = otsu_threshold(x, nx, NULL, &ot);
+				x[nx++] = log((double)(late[i] > 1 ? late[i] : 1));
+		err = severe_split(x, nx, &above, &severe);
 		if (err)
 			goto out;
-		severe = nx - ot.n_low;
-		if (!ot.valid || severe < PATTERNS_MIN_SEVERE || severe >= cur)
+		if (severe < PATTERNS_MIN_SEVERE || severe >= cur)
 			break;
-		above = (int64_t)ot.threshold;
 		cur = severe;
 		for (size_t i = 0; i < n; i++)
-			if (!w[i].positive || late[i] > above)
-				w2[n2++] = w[i];
-		o.time_budget_ns = left;
-		err = patterns__mine_windows(tl, w2, n2, a->thread, &o, &lv[nlv]);
+			sel[i] = late[i] > above;
+		p.o.time_budget_ns = left;
+		err = mine_level(&p, sel, &lv[nlv]);
 		if (err)
 			goto out;
 		lv[nlv]->levels[0].late_above_ns = above;
@@ -681,8 +882,9 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 out:
 	for (uint32_t i = 0; i < PATTERNS_MAX_LEVELS; i++)
 		patterns__free(lv[i]);
+	prep_free(&p);
 	free(w);
-	free(w2);
+	free(sel);
 	free(late);
 	free(x);
 	return err;
@@ -712,6 +914,9 @@ int patterns__analyse_opts(const struct timeline *tl, const struct actors_result
 		o = *opts;
 	else
 		patterns_opts_default(&o);
+	err = check_opts(&o);
+	if (err)
+		return err;
 	if (!ar || ar->upstream < 0 || (size_t)ar->upstream >= ar->n) {
 		err = patterns__mine_windows(tl, NULL, 0, TL_NONE, &o, &r);
 		if (err)
