@@ -24,7 +24,7 @@ const char *rs_reset(const struct report_style *st);
 /* A section title: "== Title" underlined the same way everywhere. */
 void rs_section(FILE *f, const struct report_style *st, const char *title);
 
-/* The JSON document of DESIGN.md §10 (schema in docs/report.schema.json). */
+/* The JSON document of DESIGN.md §10 (schema in include/report.schema.json). */
 int report_json(const struct analysis *a, FILE *f);
 /* The terminal report: the recording's story, top-down. */
 int report_text(const struct analysis *a, FILE *f, const struct report_style *st);

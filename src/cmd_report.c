@@ -14,6 +14,7 @@
 #include "log.h"
 #include "parse.h"
 #include "report.h"
+#include "report_html.h"
 #include "session.h"
 
 #define MAX_ACTOR_SPECS 64
@@ -213,6 +214,18 @@ static int render(const struct report_args *a, const struct analysis *an)
 	struct report_style st = { .verbose = a->o.verbose };
 
 	st.color = a->color < 0 ? isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL : a->color;
+	if (a->html) {
+		struct report_html_stats hs;
+		int err = report_html_write(an, a->html, NULL, &hs);
+
+		if (err) {
+			log_err("cannot write %s: %s", a->html, strerror(-err));
+			return err;
+		}
+		if (log_level >= LOG_NORMAL)
+			fprintf(stderr, "%s: %zu lanes, %llu run intervals, %.1f MB: open it in a browser\n",
+				a->html, hs.lanes, (unsigned long long)hs.runs, hs.bytes / 1e6);
+	}
 	if (a->json)
 		return report_json(an, stdout);
 	return report_text(an, stdout, &st);

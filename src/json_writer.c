@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "json_str.h"
 #include "json_writer.h"
 
 #define MAX_DEPTH 64
@@ -86,24 +87,10 @@ void jsonw_end_object(json_writer_t *w) { close_c(w, '}'); }
 void jsonw_start_array(json_writer_t *w) { open_c(w, '['); }
 void jsonw_end_array(json_writer_t *w) { close_c(w, ']'); }
 
+/* Thread names hold any byte: json_str() keeps the output valid UTF-8. */
 static void put_escaped(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
+	json_str(f, s, false);
 }
 
 void jsonw_name(json_writer_t *w, const char *name)

@@ -16,7 +16,8 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "record scheduling, wakeups, IRQs and system calls with eBPF" },
 	{ "info", cmd_info, "what a trace file holds: header, duration, events, threads, losses" },
 	{ "dump", cmd_dump, "one event per line, for grep" },
-	{ "report", cmd_report, "analyse a trace (text or --json)" },
+	{ "report", cmd_report, "analyse a trace (text, --json or --html)" },
+	{ "export", cmd_export, "write a trace for other viewers (--perfetto: ui.perfetto.dev, chrome://tracing)" },
 	{ "__pipeline", cmd_pipeline, NULL },	/* the demo's workload, hidden */
 	{ NULL, NULL, NULL },
 };

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Validates `qostrace report --json` output against include/report.schema.json
+with python3-jsonschema, then checks that the schema has teeth: documents
+broken on purpose (a required field removed, a wrong type, a value out of
+range) must be rejected.
+
+  validate_schema.py SCHEMA REPORT.json [--expect trace|gantt]
+
+Prints "valid" and the sections found; exit 1 with the reasons otherwise,
+77 when the jsonschema module is missing.
+"""
+import copy
+import json
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    print("SKIPPED: the python3 jsonschema module is missing (apt-get install python3-jsonschema)", file=sys.stderr)
+    sys.exit(77)
+
+
+def errors(validator, doc):
+    return sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+
+
+def main():
+    args = sys.argv[1:]
+    expect = None
+    if "--expect" in args:
+        i = args.index("--expect")
+        expect = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    schema = json.load(open(args[0], encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    v = cls(schema)
+    doc = json.load(open(args[1], encoding="utf-8"))
+    bad = errors(v, doc)
+    for e in bad:
+        # inside a oneOf, say why the branch that came closest failed
+        while e.context:
+            e = max(e.context, key=lambda c: len(c.absolute_path))
+        msg = e.message if len(e.message) < 300 else e.message[:300] + "..."
+        print("invalid at /%s: %s" % ("/".join(map(str, e.absolute_path)), msg), file=sys.stderr)
+    if bad:
+        return 1
+    if expect == "trace" and not ("trace" in doc and "threads" in doc):
+        print("a recording's report has no trace or threads section", file=sys.stderr)
+        return 1
+    if expect == "gantt" and ("trace" in doc or "threads" in doc):
+        print("a Gantt chart's report has a trace section", file=sys.stderr)
+        return 1
+
+    # The schema must reject what breaks the interface.
+    broken = []
+
+    def mutate(what, fn):
+        d = copy.deepcopy(doc)
+        try:
+            fn(d)
+        except (KeyError, IndexError, TypeError, StopIteration):
+            return  # the section is not in this document
+        if not errors(v, d):
+            broken.append(what)
+
+    mutate("no qostrace_report", lambda d: d.pop("qostrace_report"))
+    mutate("version 2", lambda d: d.update(qostrace_report="2"))
+    if "trace" in doc:
+        mutate("trace without start_ns", lambda d: d["trace"].pop("start_ns"))
+        mutate("trace without threads", lambda d: d.pop("threads"))
+        mutate("negative lost_events", lambda d: d["trace"].update(lost_events=-1))
+        mutate("cpus as a string", lambda d: d["trace"].update(cpus="2"))
+        mutate("complete as a number", lambda d: d["trace"].update(complete=1))
+        mutate("a gap of an unknown kind", lambda d: d["trace"]["gaps"].append(
+            {"cpu": 0, "start_ns": 1, "end_ns": 2, "kind": "?", "lost_events": 0}))
+        mutate("a thread without tid", lambda d: d["threads"][0].pop("tid"))
+        mutate("a thread with a float run_ns", lambda d: d["threads"][0].update(run_ns=1.5))
+        mutate("a thread with first_ns only", lambda d: d["threads"][0].pop("last_ns"))
+    for k, a in enumerate(doc.get("actors") or []):
+        mutate("an actor without breaks", lambda d: d["actors"][k].pop("breaks"))
+        mutate("an actor with qcod 2", lambda d: d["actors"][k].update(qcod=2))
+        break
+    if doc.get("patterns"):
+        mutate("a pattern with support 1.5", lambda d: d["patterns"][0].update(support_pos=1.5))
+        mutate("a pattern without events", lambda d: d["patterns"][0].update(events=[]))
+    if doc.get("critical"):
+        mutate("critical without whole", lambda d: d["critical"].pop("whole"))
+        mutate("a share without ns", lambda d: d["critical"]["whole"]["share"].append(
+            {"tid": 1, "comm": "x", "kind": "thread"}))
+        mutate("an unknown input", lambda d: d["critical"].update(input="?"))
+        mutate("a negative epsilon", lambda d: d["critical"].update(epsilon_ns=-1))
+    mutate("actors missing", lambda d: d.pop("actors"))
+    mutate("an actor of an unknown kind", lambda d: d["actors"][0].update(kind="?"))
+    mutate("a break without data_missing", lambda d: next(a for a in d["actors"] if a["breaks"])["breaks"][0].pop("data_missing"))
+    mutate("upstream_actor as a string", lambda d: d.update(upstream_actor="src"))
+    if broken:
+        for b in broken:
+            print("the schema accepts a broken document: %s" % b, file=sys.stderr)
+        return 1
+    print("valid", ",".join(k for k in ("trace", "threads", "actors", "upstream_actor", "patterns", "critical")
+                            if k in doc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
