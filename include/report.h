@@ -26,6 +26,8 @@ void rs_section(FILE *f, const struct report_style *st, const char *title);
 
 /* The JSON document of DESIGN.md §10 (schema in include/report.schema.json). */
 int report_json(const struct analysis *a, FILE *f);
+/* The three answers in three sentences, at the top of the text report. */
+void report_summary(const struct analysis *a, FILE *f, const struct report_style *st);
 /* The terminal report: the recording's story, top-down. */
 int report_text(const struct analysis *a, FILE *f, const struct report_style *st);
 

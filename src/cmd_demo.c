@@ -31,7 +31,7 @@ struct demo_args {
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Keep the recording in FILE (default: a temporary file, removed)", 0 },
-	{ "frames", 'n', "N", 0, "Frames of 10 ms to run (default 300: 3 s)", 0 },
+	{ "frames", 'n', "N", 0, "Frames of 10 ms to run (default 400: 4 s)", 0 },
 	{ "disturb", 'd', "KIND", 0, "What disturbs the pipeline: thread (default), syscalls, none", 0 },
 	{ "json", 'j', NULL, 0, "Print the JSON report instead of the text one", 0 },
 	{ 0 },
@@ -44,8 +44,8 @@ static const char doc[] =
 	"USAGE: qostrace demo [OPTIONS]\n"
 	"\v"
 	"The pipeline: src --> dec --> fx (3 ms) and scale (1 ms) --> sink, one frame\n"
-	"every 10 ms. Every second a real-time thread named 'disturber' takes src's CPU\n"
-	"for 25 ms. The report should name src as the first stage to break its period,\n"
+	"every 10 ms, at a real-time priority. Every half second a thread of higher\n"
+	"priority named 'disturber' takes src's CPU for 25 ms. The report should name src as the first stage to break its period,\n"
 	"the disturber as what delayed it, and the disturber's activity as the pattern\n"
 	"that shows up whenever the period breaks. Needs root (it records with eBPF).";
 
@@ -82,7 +82,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 int cmd_demo(int argc, char **argv)
 {
-	struct demo_args a = { .frames = "300", .disturb = "thread" };
+	struct demo_args a = { .frames = "400", .disturb = "thread" };
 	struct argp argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
 	char self[PATH_MAX], tmp[] = "/tmp/qostrace-demo-XXXXXX", path[PATH_MAX];
 	struct recorder_opts ro = { 0 };
@@ -118,7 +118,7 @@ int cmd_demo(int argc, char **argv)
 	}
 	{
 		char *pargv[] = { self, "__pipeline", "--frames", (char *)a.frames, "--disturb",
-				  (char *)a.disturb, NULL };
+				  (char *)a.disturb, "--every", "500ms", NULL };
 
 		ro.mode = REC_MODE_COMMAND;
 		ro.argv = pargv;

@@ -68,7 +68,7 @@ static void print_threads(const struct analysis *a, FILE *f, const struct report
 {
 	const struct timeline *tl = a->tl;
 	double span = a->trace->stop_ns > a->trace->start_ns ? a->trace->stop_ns - a->trace->start_ns : 1;
-	size_t top = st->verbose ? tl->nthreads : 8, shown = 0;
+	size_t top = st->verbose ? tl->nthreads : 5, shown = 0;
 	uint32_t *order = malloc((tl->nthreads ? tl->nthreads : 1) * sizeof(*order));
 	char b1[32];
 
@@ -97,13 +97,15 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 {
 	if (a->trace) {
 		print_recording(a, f, st);
-		print_threads(a, f, st);
+		report_summary(a, f, st);
 	}
-	/* Stages add their sections here: actors and breaks, critical paths, patterns. */
+	/* The evidence, stage by stage. */
 	if (a->tl)
 		actors__print(a->actors, a->tl, f, st);
 	if (a->critical)
 		critical__print(a->critical, a, f, st);
 	patterns__print(a->patterns, f, st);
+	if (a->trace)
+		print_threads(a, f, st);
 	return ferror(f) ? -1 : 0;
 }

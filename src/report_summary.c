@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The first thing the text report says: the three answers, one sentence
+ * each, from the stages' results. Which thread broke its period first (and
+ * where the delay went), what delayed its worst late invocations (the
+ * critical path), and what activity shows up when it breaks (patterns).
+ * The sections below give the evidence.
+ */
+#include <string.h>
+
+#include "actors.h"
+#include "critical.h"
+#include "parse.h"
+#include "patterns.h"
+#include "report.h"
+
+#define WORST 5
+
+/* The breaking actors the upstream one reaches over the kept wakeup edges. */
+static size_t downstream(const struct actors_result *ar, size_t u, bool *seen)
+{
+	size_t queue[64], qh = 0, qt = 0, n = 0;
+
+	memset(seen, 0, ar->n);
+	seen[u] = true;
+	queue[qt++] = u;
+	while (qh < qt) {
+		size_t x = queue[qh++];
+
+		for (size_t e = 0; e < ar->nedges; e++) {
+			size_t y = ar->edges[e].to;
+
+			if (ar->edges[e].from != x || seen[y])
+				continue;
+			seen[y] = true;
+			n += ar->v[y].breaking;
+			if (qt < sizeof(queue) / sizeof(queue[0]))
+				queue[qt++] = y;
+		}
+	}
+	return n;
+}
+
+static void first_answer(const struct analysis *a, FILE *f, const struct report_style *st)
+{
+	const struct actors_result *ar = a->actors;
+	const struct actor *u = &ar->v[ar->upstream];
+	size_t trusted = 0;
+	bool seen[256];
+	char b1[32], b2[32];
+
+	for (size_t i = 0; i < u->nbreaks; i++)
+		trusted += !u->breaks[i].data_missing;
+	fprintf(f, "1. %s%s%s is the first to break its %s period: %zu breaks, the worst %s late",
+		rs_bold(st), u->name, rs_reset(st), fmt_duration(b1, sizeof(b1), (int64_t)u->st.period_ns),
+		trusted, fmt_duration(b2, sizeof(b2), u->worst_lateness_ns));
+	if (ar->n <= sizeof(seen) && downstream(ar, ar->upstream, seen)) {
+		const char *sep = "";
+
+		fprintf(f, ";\n   the delay propagates to ");
+		for (size_t i = 0; i < ar->n; i++) {
+			if (i != (size_t)ar->upstream && seen[i] && ar->v[i].breaking) {
+				fprintf(f, "%s%s", sep, ar->v[i].comm[0] ? ar->v[i].comm : ar->v[i].name);
+				sep = ", ";
+			}
+		}
+	}
+	fprintf(f, ".\n");
+}
+
+/* The most frequent cause among the upstream actor's worst breaks. */
+static void second_answer(const struct analysis *a, FILE *f, const struct report_style *st)
+{
+	const struct critical_result *cr = a->critical;
+	const struct crit_break *worst[WORST];
+	size_t n = 0, best = 0, best_count = 0;
+	char name[96], b1[32], b2[32];
+
+	for (size_t i = 0; i < cr->nbreaks && n < WORST; i++)
+		if ((long)cr->breaks[i].actor == a->actors->upstream)
+			worst[n++] = &cr->breaks[i];
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t count = 0;
+
+		for (size_t j = 0; j < n; j++)
+			count += worst[j]->culprit.thread == worst[i]->culprit.thread &&
+				 worst[j]->culprit.cat == worst[i]->culprit.cat && worst[j]->culprit.ns;
+		if (count > best_count) {
+			best_count = count;
+			best = i;
+		}
+	}
+	if (!best_count) {
+		const struct crit_break *b = worst[0];
+
+		if (b->release_excess_ns > 0) {
+			critical_cat_name(b->release.cat, b->release.sub, a->trace, name, sizeof(name));
+			fprintf(f, "2. What delayed it: its worst late invocation was released %s later than usual "
+				"(%s).\n", fmt_duration(b1, sizeof(b1), b->release_excess_ns), name);
+		}
+		return;
+	}
+	{
+		const struct crit_share *c = &worst[best]->culprit;
+		int64_t lo = INT64_MAX, hi = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			int64_t v = worst[j]->excess_ns;
+
+			if (worst[j]->culprit.thread != c->thread || worst[j]->culprit.cat != c->cat)
+				continue;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		if (c->thread != CRIT_NONE)
+			snprintf(name, sizeof(name), "%s",
+				 timeline__comm_at(a->tl, c->thread, worst[best]->path.end_ns));
+		else
+			critical_cat_name(c->cat, c->sub, a->trace, name, sizeof(name));
+		fmt_duration(b1, sizeof(b1), lo);
+		fmt_duration(b2, sizeof(b2), hi);
+		fprintf(f, "2. What delayed it: in %zu of its %zu worst breaks, %s%s%s%s (%s%s%s more than usual).\n",
+			best_count, n, c->thread != CRIT_NONE && c->held_ns > c->run_ns ? "it waited for the CPU behind " :
+			c->thread != CRIT_NONE ? "the critical path ran through " : "the path waited on ",
+			rs_bold(st), name, rs_reset(st), b1, lo != hi ? " to " : "", lo != hi ? b2 : "");
+	}
+}
+
+static void third_answer(const struct analysis *a, FILE *f, const struct report_style *st)
+{
+	const struct patterns_result *pr = a->patterns;
+
+	if (!pr->n) {
+		fprintf(f, "3. No pattern of activity sets its breaks apart from the periods that hold%s.\n",
+			pr->status ? "" : " (see the patterns section)");
+		return;
+	}
+	fprintf(f, "3. What shows up when it breaks: ");
+	for (size_t i = 0; i < pr->n && i < 2; i++) {
+		const struct pattern *p = &pr->v[i];
+
+		fprintf(f, "%s\"%s", i ? "; " : "", rs_bold(st));
+		for (uint32_t k = 0; k < p->len; k++)
+			fprintf(f, "%s%s", k ? " -> " : "", p->events[k]);
+		fprintf(f, "%s\" (in %u/%u %sbreaks, %u/%u periods)", rs_reset(st), p->count_pos, p->breaks,
+			p->level ? "worst " : "", p->count_neg, pr->nneg);
+	}
+	fprintf(f, ".\n");
+}
+
+void report_summary(const struct analysis *a, FILE *f, const struct report_style *st)
+{
+	const struct actors_result *ar = a->actors;
+
+	rs_section(f, st, "Diagnosis");
+	if (!ar || ar->upstream < 0) {
+		size_t periodic = 0;
+
+		for (size_t i = 0; ar && i < ar->n; i++)
+			periodic += ar->v[i].st.periodic;
+		if (!ar || !ar->n)
+			fprintf(f, "No thread did enough to judge a period (see --actor to choose one).\n");
+		else if (!periodic)
+			fprintf(f, "None of the %zu actors is periodic (QCoD below %.0f %%): choose one with --actor, "
+				"or allow more dispersion with --qcod.\n", ar->n, 100 * a->opts.qcod_threshold);
+		else
+			fprintf(f, "%zu periodic actors, and none breaks its period.\n", periodic);
+		return;
+	}
+	first_answer(a, f, st);
+	if (a->critical)
+		second_answer(a, f, st);
+	if (a->patterns)
+		third_answer(a, f, st);
+}
