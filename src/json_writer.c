@@ -11,6 +11,7 @@ struct json_writer {
 	int depth;
 	bool pretty;
 	bool first[MAX_DEPTH];	/* no element written yet at this depth */
+	char closer[MAX_DEPTH];	/* '}' or ']' for the container open at this depth */
 	bool after_name;
 };
 
@@ -56,6 +57,7 @@ static void open_c(json_writer_t *w, char c)
 	if (w->depth < MAX_DEPTH - 1)
 		w->depth++;
 	w->first[w->depth] = true;
+	w->closer[w->depth] = c == '{' ? '}' : ']';
 }
 
 static void close_c(json_writer_t *w, char c)
@@ -75,6 +77,10 @@ void jsonw_destroy(json_writer_t **wp)
 
 	if (!w)
 		return;
+	if (w->after_name)
+		jsonw_null(w);	/* a name without its value */
+	while (w->depth > 0)
+		close_c(w, w->closer[w->depth]);
 	fputc('\n', w->f);
 	fflush(w->f);
 	free(w);
@@ -86,10 +92,54 @@ void jsonw_end_object(json_writer_t *w) { close_c(w, '}'); }
 void jsonw_start_array(json_writer_t *w) { open_c(w, '['); }
 void jsonw_end_array(json_writer_t *w) { close_c(w, ']'); }
 
+/*
+ * Length of the well-formed UTF-8 sequence at p, 0 if there is none. Never
+ * reads past a NUL: each continuation byte is checked before the next.
+ */
+static int utf8_len(const unsigned char *p)
+{
+	unsigned int c = p[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0))
+			return 0;	/* overlong, or a UTF-16 surrogate */
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))
+			return 0;	/* overlong, or beyond U+10FFFF */
+		return 4;
+	}
+	return 0;
+}
+
+/*
+ * JSON text is UTF-8. Thread names and paths are bytes: one that is not
+ * UTF-8 becomes U+FFFD, so that the document stays valid.
+ */
 static void put_escaped(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		int n = utf8_len(p);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, f);
+			p += n - 1;
+			continue;
+		}
 		switch (*p) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
@@ -109,7 +159,7 @@ static void put_escaped(FILE *f, const char *s)
 void jsonw_name(json_writer_t *w, const char *name)
 {
 	sep(w);
-	put_escaped(w->f, name);
+	put_escaped(w->f, name ? name : "");
 	fputs(w->pretty ? ": " : ":", w->f);
 	w->after_name = true;
 }
