@@ -15,6 +15,7 @@
 #include "recgen.h"
 #include "testutil.h"
 #include "tfutil.h"
+#include "timeline.h"
 #include "trace.h"
 #include "tracefile.h"
 
@@ -567,4 +568,55 @@ Test(trace, random_records_load_in_order)
 	trace__free(t);
 	free(r);
 	tb_free(&b);
+}
+
+/*
+ * Hostile records (every field at its edges: CPUs up to 65535, times
+ * wrapping, tids reused at random) loaded and turned into a timeline: the
+ * whole read path survives them.
+ */
+Test(trace, hostile_records_through_the_timeline, .timeout = 120)
+{
+	for (unsigned long long s0 = 1; s0 <= 12; s0++) {
+		unsigned long long seed = s0 * 0x2545f4914f6cdd1dull;
+		union qt_record r[400];
+		struct timeline *tl = NULL;
+		struct tl_event *ev;
+		struct tb b;
+		struct trace *t;
+		size_t n;
+
+		tb_open(&b);
+		tb_kv(&b, TF_BLK_META, s0 % 2 ? "cpus=2\nmode=command\ntargets=1,2,3\nrecorder_pid=4\n" : "cpus=8\n");
+		for (int k = 0; k < 5; k++) {
+			for (size_t i = 0; i < N(r); i++) {
+				rg_record(&seed, &r[i], 0, true);
+				if (rg_rand(&seed) % 2) {	/* small values: tids and times that meet */
+					r[i].h.ts %= 5000;
+					r[i].h.cpu %= 4;
+					if (r[i].h.type == QT_REC_SWITCH) {
+						r[i].sw.prev_tid %= 8;
+						r[i].sw.next_tid %= 8;
+						r[i].sw.prev_runtime %= 10000;
+					}
+					if (r[i].h.type >= QT_REC_FORK && r[i].h.type <= QT_REC_EXIT)
+						r[i].task.tid %= 8;
+				}
+			}
+			tb_events(&b, r, N(r));
+		}
+		t = tb_load(&b);
+		cr_assert_eq(timeline__build(t, NULL, &tl), 0, "seed %llu", s0);
+		cr_assert_geq(tl->ncpus, t->ncpus);
+		cr_assert_eq(timeline__stream(tl, &ev, &n), 0);
+		cr_assert_eq(n, tl->nruns + tl->nsc + tl->nwk + tl->nirqs + tl->ngaps);
+		for (size_t i = 1; i < n; i++)
+			cr_assert_geq(ev[i].ts, ev[i - 1].ts);
+		for (size_t i = 0; i < tl->nthreads; i++)
+			cr_assert_lt(strlen(tl->threads[i].comm), 16);
+		free(ev);
+		timeline__free(tl);
+		trace__free(t);
+		tb_free(&b);
+	}
 }
