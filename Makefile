@@ -1,6 +1,8 @@
 # qostrace build.
 #   make            build/qostrace (and the BPF object and skeleton it embeds)
-#   make test       unit tests, then end-to-end tests that load the BPF programs
+#   make demo       install what is missing (Debian 12), build, record the built-in pipeline, report
+#   make test       install what is missing, build, unit tests, then end-to-end tests with BPF
+#   make check      the tests only (nothing installed)
 #   make V=1        show the full commands
 #   make SAN=1      AddressSanitizer + UBSan build in build-san/
 #   make VMLINUX_BTF=/path/to/vmlinux   generate vmlinux.h from another kernel's BTF
@@ -54,10 +56,13 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TESTS     := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
 WORK_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORK_SRCS))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_OUT  := build-fuzz
+FUZZERS   := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRCS))
 BENCH_SRCS := $(wildcard tests/bench/*.c)
 BENCHES   := $(patsubst tests/bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all test unit e2e clean workloads bench-progs
+.PHONY: all test check unit e2e clean workloads bench-progs deps demo fuzz
 all: $(PROG) $(WORKLOADS)
 
 $(OUTPUT)/bpf/vmlinux.h: | $(OUTPUT)/bpf
@@ -106,8 +111,19 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 $(OUTPUT)/bpf $(OUTPUT)/skel $(OUTPUT)/obj $(OUTPUT)/tests $(OUTPUT)/workloads $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
 
+deps:
+	$(Q)scripts/install-deps.sh
+
+# The two commands of README.md: they install what is missing first.
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(PROG) demo
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory check
+
 # Unit tests first (no privileges), then the end-to-end tests that record.
-test: $(PROG) $(TESTS) $(WORKLOADS)
+check: $(PROG) $(TESTS) $(WORKLOADS)
 	$(Q)scripts/run-tests.sh $(OUTPUT)
 
 unit: $(TESTS)
@@ -118,8 +134,29 @@ e2e: $(PROG) $(TESTS) $(WORKLOADS)
 
 workloads: $(WORKLOADS)
 
+# libFuzzer targets, built by clang with ASan + UBSan over a library of
+# their own (make fuzz; scripts/fuzz.sh runs them on the seed corpus).
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -Iinclude -I$(OUTPUT)/skel \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
+
+$(FUZZ_OUT)/obj/%.o: src/%.c | $(SKELS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_OUT)/libqostrace.a: $(FUZZ_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_OUT)/%: tests/fuzz/%.c $(FUZZ_OUT)/libqostrace.a
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OUT)/libqostrace.a $(LDLIBS) -o $@
+
+fuzz: $(FUZZERS)
+
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf build build-san build-fuzz
 
--include $(wildcard $(OUTPUT)/obj/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/obj/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(FUZZ_OUT)/obj/*.d)

@@ -4,6 +4,69 @@
  *
  * CONTRACT for the other stages (critical.c, patterns.c, renderings): the
  * fields documented here keep their names and meaning; more may be added.
+ *
+ * Which actors. Without --actor: every thread of the targets (every thread
+ * with --all) but qostrace's own, once it has enough activity to judge
+ * (ACTORS_MIN_RUNS runs, then ACTORS_MIN_INVOCATIONS invocations; the others
+ * are listed in `skipped` with the reason). --actor SPEC replaces that set
+ * by the named actors, which are never skipped ("auto" brings the default
+ * set back):
+ *
+ *   SPEC    := auto | THREAD | CALL@THREAD
+ *   THREAD  := NAME        threads whose name (comm) matches, a shell glob: dec, "dec*"
+ *            | TID         a number: that thread
+ *            | tid:TID | pid:PID (every thread of the process) | comm:NAME
+ *   CALL    := SYSCALL | SYSCALL(ARG0)   by name in the recording's ABI, e.g.
+ *              write, or write(1): only the calls whose first argument is 1
+ *
+ * Occurrences. A thread actor's occurrences are its run intervals; a run
+ * that was already running when the recording started (TL_RUN_START_CUT)
+ * and the runs it continues into by preemption are left out: their
+ * invocation began before the recording and its start is unknown. So is
+ * the first segment (runs up to the first voluntary pause) of a thread born
+ * during the recording: its set-up, whose distance to the first real
+ * invocation would be a break in every pipeline that starts. A run still
+ * running at the end (TL_RUN_END_CUT) keeps its real start; one whose
+ * switch-in was not reported (TL_RUN_START_UNSURE) the start its kernel
+ * runtime gives (its window is a gap: see the breaks below). A syscall
+ * actor's occurrences are the thread's calls of that syscall.
+ *
+ * Invocations. Fragments that ended preempted continue into the next one
+ * (exact); the other boundaries by SATM's clustering (invocations.h) with
+ * two rules on top of the QCoD guard, both at ACTORS_MAX_GAP_FRAC: the gap
+ * rule of invocations_opts.max_gap_frac, and the split rule (when the
+ * segments alone are periodic, no invocation spans a pause longer than
+ * that fraction of their period). Without them, breaks that recur
+ * regularly (a periodic disturbance) collapse an actor into one
+ * "invocation" per break. Measurements in actors.c.
+ *
+ * Period and breaks: period.h over the invocation start times (the median
+ * interval, QCoD with nearest-rank quartiles, periodic below --qcod). Breaks
+ * and D_pos windows exist only for periodic actors, as in SATM. A break whose
+ * interval overlaps missing data is flagged data_missing: recorded lost
+ * (TL_GAP_LOST, any CPU: the actor may have run there unseen), or a switch
+ * the kernel did not report out of this very thread (TL_GAP_BROKEN: the
+ * run hidden in such a window is the one of the thread switched in at its
+ * start). Such a break is listed but never trusted: it does not make its
+ * actor "breaking" and is not counted in worst_lateness_ns.
+ *
+ * Upstream order, learnt from the wakeups. A wakes B when a wakeup sent by
+ * A's thread (during one of A's invocations, for a syscall actor) is one
+ * that B's thread received for one of its invocations: between the end of
+ * the run before the invocation's first occurrence and the invocation's
+ * end (what made it runnable, and what woke it inside the invocation).
+ * Interrupts and the idle task wake for nobody; sched_wakeup_new is not
+ * data flow. The edge A -> B counts B's invocations A woke; it is kept when
+ * it counts >= ACTORS_EDGE_MIN invocations and >= 10 % of B's, and is not
+ * dominated by the reverse edge (B -> A more than twice as strong: a
+ * consumer that wakes a producer blocked on a full queue is back-pressure,
+ * not data flow). Equal strengths both ways (ping-pong) make a cycle.
+ * A breaking actor is one that is periodic with at least one trusted
+ * break. X is fed by Y when Y reaches X over kept edges (through any
+ * actors) and X does not reach Y back. The most upstream breaking actor is
+ * one that no other breaking actor feeds; unrelated actors (separate
+ * components) and cycles leave several such: the earliest first trusted
+ * break wins (then the lower index).
  */
 #ifndef QT_ACTORS_H
 #define QT_ACTORS_H
@@ -14,6 +77,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "invocations.h"
 #include "json_writer.h"
 #include "period.h"
 #include "timeline.h"
@@ -44,6 +108,9 @@ struct actor_break {
 
 struct actor {
 	enum actor_kind kind;
+	bool from_spec;			/* named by --actor, never skipped */
+	bool has_arg0;			/* ACTOR_SYSCALL: only calls with this first argument */
+	uint64_t arg0;
 	uint32_t thread;		/* timeline thread index */
 	uint32_t syscall_nr;		/* ACTOR_SYSCALL */
 	char name[64];			/* as the report names it, e.g. "src/1234", "write@sink/1236" */
@@ -60,11 +127,30 @@ struct actor {
 	 */
 	struct period_window *windows;
 	size_t nwindows;
+
+	/* Added by the actors stage itself (not part of the original contract). */
+	char comm[16];			/* the thread's name */
+	size_t noccurrences;		/* fragments clustered (cut runs left out) */
+	size_t ncut;			/* runs left out: begun before the recording, or a born
+					 * thread's set-up */
+	struct invocations_info info;	/* how the clustering decided */
+	size_t nsplit;			/* invocations split by the periodic-segments rule */
+	size_t nbreaks_missing;		/* of the breaks, those flagged data_missing */
+	int64_t worst_lateness_ns;	/* largest lateness of a trusted break, 0 if none */
+	bool breaking;			/* periodic with >= 1 trusted break */
+	bool fed;			/* breaking, and another breaking actor feeds it */
+};
+
+/* A kept "A wakes B" relation (see the upstream rule above). */
+struct actor_edge {
+	size_t from, to;		/* indices into actors_result.v */
+	size_t invocations;		/* of `to`'s invocations that `from` woke */
 };
 
 struct actor_skip {
 	uint32_t thread;
-	const char *reason;		/* static string: "only 3 runs", ... */
+	const char *reason;		/* static string: "too few runs", ... */
+	size_t count;			/* the runs or invocations it had */
 };
 
 struct actors_result {
@@ -78,11 +164,39 @@ struct actors_result {
 	 * the recording (which actor's invocations wake or precede which).
 	 */
 	long upstream;
+
+	struct actor_edge *edges;	/* kept edges, sorted by (from, to) */
+	size_t nedges;
+	struct invocations_opts inv_opts;	/* the clustering used */
 };
 
+#define ACTORS_MIN_RUNS 8		/* default actors: fewer runs, skipped */
+#define ACTORS_MIN_INVOCATIONS 5	/* default actors: fewer invocations, skipped (4 intervals:
+					 * the fewest where a late one can exceed Q3 + 1.5 IQR) */
+#define ACTORS_MAX_GAP_FRAC 0.5	/* invocations_opts.max_gap_frac used by default */
+#define ACTORS_EDGE_MIN 3		/* wakeup edges weaker than this are noise */
+
+/* Zero-initialised (or NULL) means the defaults above. */
+struct actors_opts {
+	double max_gap_frac;		/* 0: ACTORS_MAX_GAP_FRAC; < 0: off (ALGORITHMS.md §1.4 exact) */
+	size_t min_runs;		/* 0: ACTORS_MIN_RUNS */
+	size_t min_invocations;		/* 0: ACTORS_MIN_INVOCATIONS */
+};
+
+/*
+ * Runs the stage. o supplies actor_specs, qcod_threshold (and progress).
+ * An actor spec that does not parse or matches nothing is an error: a
+ * message (log_err) and -EINVAL. Otherwise 0 or -ENOMEM; *out is freed
+ * with actors__free().
+ */
 int actors__analyse(const struct timeline *tl, const struct analysis_opts *o,
 		    struct actors_result **out);
+int actors__analyse_opts(const struct timeline *tl, const struct analysis_opts *o,
+			 const struct actors_opts *ao, struct actors_result **out);
 void actors__free(struct actors_result *r);
+
+/* Checks the syntax of one --actor SPEC: 0, or -EINVAL with a message in msg. */
+int actors__check_spec(const char *spec, char *msg, size_t len);
 
 /* "actors": [...] and "upstream_actor": {...} | null of DESIGN.md §10. */
 void actors__json(const struct actors_result *r, const struct timeline *tl, json_writer_t *w);

@@ -39,6 +39,9 @@ struct pipeline_opts {
 	uint64_t disturb_every_ns;	/* default 1 s, first at 0.55 s */
 	uint64_t disturb_ns;		/* default 25 ms */
 	int cpu;			/* src and the disturber share it; default 0 */
+	int rt_priority;		/* SCHED_FIFO priority of the stages, like a media
+					 * pipeline's; the disturber gets rt_priority + 5;
+					 * 0: normal scheduling. Default 5 */
 	const char *log;		/* NULL: no log */
 };
 

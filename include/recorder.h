@@ -20,7 +20,8 @@ enum rec_mode {
 
 struct recorder_opts {
 	enum rec_mode mode;
-	char *const *argv;		/* REC_MODE_COMMAND */
+	char *const *argv;		/* a command to run: the target in REC_MODE_COMMAND;
+					 * with REC_MODE_ALL it only bounds the recording */
 	const uint32_t *pids;		/* REC_MODE_PIDS: pids or tids */
 	size_t npids;
 	uint64_t duration_ns;		/* 0: until the command/targets exit or a signal */

@@ -9,10 +9,10 @@ pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
       libcriterion-dev python3 linux-perf stress-ng)
 for arg in "$@"; do
 	case "$arg" in
-	--bench) pkgs+=(trace-cmd bpftrace hyperfine valgrind) ;;
+	--bench) pkgs+=(trace-cmd bpftrace hyperfine valgrind time) ;;
 	--html) pkgs+=(chromium) ;;
-	--fuzz) pkgs+=(afl++ libclang-rt-14-dev) ;;
-	--all) pkgs+=(trace-cmd bpftrace hyperfine valgrind chromium afl++ libclang-rt-14-dev) ;;
+	--fuzz) pkgs+=(libclang-rt-14-dev) ;;
+	--all) pkgs+=(trace-cmd bpftrace hyperfine valgrind time chromium libclang-rt-14-dev) ;;
 	-h|--help) sed -n '2,6p' "$0"; exit 0 ;;
 	*) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
 	esac

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actors.h"
 #include "analysis.h"
 #include "log.h"
 
@@ -21,6 +22,7 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 			const struct analysis_opts *o, struct analysis **out)
 {
 	struct analysis *a = calloc(1, sizeof(*a));
+	int err;
 
 	if (!a)
 		return -ENOMEM;
@@ -28,6 +30,11 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	a->tl = tl;
 	a->opts = *o;
 	/* Stages are added here in DESIGN.md order: actors, critical, patterns. */
+	err = actors__analyse(tl, o, &a->actors);
+	if (err) {
+		analysis__free(a);
+		return err;
+	}
 	*out = a;
 	return 0;
 }
@@ -49,5 +56,6 @@ void analysis__free(struct analysis *a)
 {
 	if (!a)
 		return;
+	actors__free(a->actors);
 	free(a);
 }

@@ -56,7 +56,7 @@ static const char doc[] =
 	"\n"
 	"USAGE: qostrace record [OPTIONS] -- COMMAND [ARG...]\n"
 	"       qostrace record [OPTIONS] -p PID[,PID...] [-d SECONDS]\n"
-	"       qostrace record [OPTIONS] -a [-d SECONDS]\n"
+	"       qostrace record [OPTIONS] -a [-d SECONDS] [-- COMMAND [ARG...]]\n"
 	"\v"
 	"EXAMPLES:\n"
 	"  qostrace record -o run.qtrace -- ./my-pipeline --args\n"
@@ -65,6 +65,8 @@ static const char doc[] =
 	"      attach to a running process for 30 s\n"
 	"  qostrace record -o all.qtrace -d 10 -a\n"
 	"      every thread for 10 s\n"
+	"  qostrace record -o load.qtrace -a -- stress-ng --switch 2 -t 5\n"
+	"      every thread, for as long as the command runs\n"
 	"\n"
 	"Ctrl-C or SIGTERM ends a recording cleanly. Needs root, or CAP_BPF and\n"
 	"CAP_PERFMON, on Linux 5.18+ with BTF. Then: qostrace info FILE, qostrace report FILE.";
@@ -142,10 +144,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		break;
 	case ARGP_KEY_END:
-		if ((a->o.argv != NULL) + (a->o.npids > 0) + a->all != 1)
-			argp_error(state, a->o.argv || a->o.npids || a->all ?
-				   "give only one of: a command, -p PID, -a" :
-				   "nothing to record: give a command after --, -p PID, or -a");
+		if (!a->o.argv && !a->o.npids && !a->all)
+			argp_error(state, "nothing to record: give a command after --, -p PID, or -a");
+		if (a->o.npids && (a->o.argv || a->all))
+			argp_error(state, "-p does not go with -a or a command");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -189,11 +191,15 @@ static void print_summary(const struct recorder_opts *o, const struct recorder_s
 		first = 0;
 	}
 	fprintf(stderr, "\n");
-	if (s->lost || s->user_dropped) {
-		fprintf(stderr, "qostrace: LOST %llu events in the kernel (ring buffer full) and %llu in the writer;"
-			" the trace marks where (try a larger --buffer-size)\n",
-			(unsigned long long)s->lost, (unsigned long long)s->user_dropped);
-	} else {
+	if (s->lost)
+		fprintf(stderr, "qostrace: LOST %llu events in the kernel (ring buffer full): the trace marks "
+			"where; a larger --buffer-size or fewer event kinds (--no-syscalls) help\n",
+			(unsigned long long)s->lost);
+	if (s->user_dropped)
+		fprintf(stderr, "qostrace: %llu events could not be written%s%s\n",
+			(unsigned long long)s->user_dropped, s->write_err ? ": " : "",
+			s->write_err ? strerror(-s->write_err) : "");
+	if (!s->lost && !s->user_dropped) {
 		fprintf(stderr, "qostrace: no events lost\n");
 	}
 	fprintf(stderr, "qostrace: stopped: %s", s->reason ? s->reason : "error");
@@ -222,7 +228,7 @@ int cmd_record(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
 		return 2;
 	a.o.pids = a.pids;
-	a.o.mode = a.o.argv ? REC_MODE_COMMAND : a.all ? REC_MODE_ALL : REC_MODE_PIDS;
+	a.o.mode = a.all ? REC_MODE_ALL : a.o.argv ? REC_MODE_COMMAND : REC_MODE_PIDS;
 	cmdline = join_args(main_argc, main_argv);
 	a.o.cmdline = cmdline;
 	err = recorder_run(&a.o, &sum);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "actors.h"
 #include "analysis.h"
 #include "commands.h"
 #include "gantt_csv.h"
@@ -70,7 +71,28 @@ static const char doc[] =
 	"  qostrace report --json run.qtrace > run.json\n"
 	"  qostrace report --html run.html run.qtrace\n"
 	"  qostrace report --actor src --actor write@sink run.qtrace\n"
-	"  qostrace report --epsilon 50us chart.csv\n";
+	"  qostrace report --actor auto --actor 'write(1)@ts_*' --qcod 5% run.qtrace\n"
+	"  qostrace report --epsilon 50us chart.csv\n"
+	"\n"
+	"ACTORS:\n"
+	"  An actor is what should run once per period. By default every thread of the\n"
+	"  recorded command (every thread with -a) that has enough activity to judge;\n"
+	"  the report says which threads it skipped and why. --actor SPEC (repeatable)\n"
+	"  studies the named actors instead; add --actor auto to keep the default ones.\n"
+	"    NAME          threads whose name is NAME; shell globs work: 'dec*'\n"
+	"    TID           the thread with this id (also tid:TID)\n"
+	"    pid:PID       every thread of process PID\n"
+	"    comm:NAME     NAME even when it looks like a number or a prefix\n"
+	"    CALL@THREAD   each call of system call CALL by THREAD (any form above)\n"
+	"                  is an occurrence: write@ts_record, read@1234\n"
+	"    CALL(ARG)@THREAD  only the calls with first argument ARG: 'write(1)@sink'\n"
+	"  A thread's run intervals are its occurrences; those that end preempted\n"
+	"  continue the same invocation, and the other boundaries are found by SATM's\n"
+	"  temporal clustering. The period is the median interval between\n"
+	"  invocations; the actor is periodic when the quartile coefficient of\n"
+	"  dispersion is below --qcod; intervals above Q3 + 1.5 IQR are breaks (listed\n"
+	"  but not trusted where data is missing). The most upstream actor that breaks\n"
+	"  its period, by who wakes whom in the recording, is the one to study first.\n";
 
 static int parse_fraction(const char *s, double *out)
 {
@@ -117,11 +139,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'q':
 		log_level = LOG_QUIET;
 		break;
-	case OPT_ACTOR:
+	case OPT_ACTOR: {
+		char msg[256];
+
 		if (a->o.n_actor_specs == MAX_ACTOR_SPECS)
 			argp_error(state, "at most %d --actor options", MAX_ACTOR_SPECS);
+		if (actors__check_spec(arg, msg, sizeof(msg)))
+			argp_error(state, "%s (see ACTORS in --help)", msg);
 		a->specs[a->o.n_actor_specs++] = arg;
 		break;
+	}
 	case OPT_QCOD:
 		if (parse_fraction(arg, &a->o.qcod_threshold) || a->o.qcod_threshold <= 0)
 			argp_error(state, "--qcod '%s': a fraction in (0, 1], e.g. 0.1 or 10%%", arg);

@@ -12,6 +12,7 @@ int main_argc;
 char **main_argv;
 
 static const struct command commands[] = {
+	{ "demo", cmd_demo, "record a built-in disturbed pipeline and explain it (start here)" },
 	{ "record", cmd_record, "record scheduling, wakeups, IRQs and system calls with eBPF" },
 	{ "info", cmd_info, "what a trace file holds: header, duration, events, threads, losses" },
 	{ "dump", cmd_dump, "one event per line, for grep" },

@@ -29,6 +29,7 @@ struct pl {
 	pthread_mutex_t log_lock;
 	volatile int stop;
 	int devnull;
+	pthread_barrier_t ready;	/* every stage set up: the first frame is one period away */
 };
 
 enum { P_SRC_DEC, P_DEC_FX, P_DEC_SCALE, P_FX_SINK, P_SCALE_SINK };
@@ -112,10 +113,29 @@ static void pin(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Real-time like a media pipeline; without the privilege, normal scheduling. */
+static void set_rt(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (prio > 0)
+		sched_setscheduler(0, SCHED_FIFO, &sp);
+}
+
+/*
+ * Set-up runs (naming, priority, CPU pinning) happen one period before the
+ * first frame, so that they do not look like a late invocation.
+ */
 static void start_stage(struct pl *p, enum pipeline_stage s)
 {
 	prctl(PR_SET_NAME, pipeline_stage_names[s]);
+	set_rt(p->o->rt_priority);
+	if (s == PL_SRC)
+		pin(p->o->cpu);
 	logf_(p, "stage name=%s tid=%ld\n", pipeline_stage_names[s], (long)syscall(SYS_gettid));
+	if (pthread_barrier_wait(&p->ready) == PTHREAD_BARRIER_SERIAL_THREAD)
+		p->t0 = now_ns() + p->o->period_ns;
+	pthread_barrier_wait(&p->ready);
 }
 
 static int get(int fd)
@@ -142,7 +162,6 @@ static void *src_thread(void *arg)
 	struct pl *p = arg;
 
 	start_stage(p, PL_SRC);
-	pin(p->o->cpu);
 	for (unsigned int k = 0; k < p->o->frames; k++) {
 		uint64_t start;
 
@@ -218,7 +237,7 @@ static void *sink_thread(void *arg)
 static void *disturber_thread(void *arg)
 {
 	struct pl *p = arg;
-	struct sched_param sp = { .sched_priority = 10 };
+	struct sched_param sp = { .sched_priority = p->o->rt_priority + 5 };
 	uint64_t end_all = p->t0 + p->o->frames * p->o->period_ns;
 
 	prctl(PR_SET_NAME, p->o->disturber_name);
@@ -227,6 +246,10 @@ static void *disturber_thread(void *arg)
 	/* Real-time so that it takes the CPU from src; nice -20 without privileges. */
 	if (sched_setscheduler(0, SCHED_FIFO, &sp))
 		setpriority(PRIO_PROCESS, 0, -20);
+	if (pthread_barrier_wait(&p->ready) == PTHREAD_BARRIER_SERIAL_THREAD)
+		p->t0 = now_ns() + p->o->period_ns;
+	pthread_barrier_wait(&p->ready);
+	end_all = p->t0 + p->o->frames * p->o->period_ns;
 	for (uint64_t t = p->t0 + 550000000ull; t + p->o->disturb_ns < end_all; t += p->o->disturb_every_ns) {
 		uint64_t start, end;
 		struct utsname u;
@@ -261,6 +284,7 @@ void pipeline_opts_default(struct pipeline_opts *o)
 	o->disturb_every_ns = 1000000000ull;
 	o->disturb_ns = 25000000ull;
 	o->cpu = 0;
+	o->rt_priority = 5;
 }
 
 int pipeline_run(const struct pipeline_opts *o)
@@ -280,14 +304,14 @@ int pipeline_run(const struct pipeline_opts *o)
 	if (err || p.devnull < 0)
 		return err ? err : -errno;
 	prctl(PR_SET_NAME, "pipeline");
-	/* Start a little later so that every stage is waiting at frame 0. */
-	p.t0 = now_ns() + 50000000ull;
+	pthread_barrier_init(&p.ready, NULL, PL_NSTAGES + (o->disturb != PL_DISTURB_NONE));
 	for (int s = 0; s < PL_NSTAGES; s++)
 		pthread_create(&th[s], NULL, fn[s], &p);
 	if (o->disturb != PL_DISTURB_NONE)
 		pthread_create(&dist, NULL, disturber_thread, &p);
 	for (int s = 0; s < PL_NSTAGES; s++)
 		pthread_join(th[s], NULL);
+	pthread_barrier_destroy(&p.ready);
 	if (o->disturb != PL_DISTURB_NONE)
 		pthread_join(dist, NULL);
 	for (int i = 0; i < 5; i++) {
@@ -311,6 +335,7 @@ int cmd_pipeline(int argc, char **argv)
 		{ "length", required_argument, NULL, 'l' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "log", required_argument, NULL, 'L' },
+		{ "priority", required_argument, NULL, 'P' },
 		{ 0 },
 	};
 	struct pipeline_opts o;
@@ -318,7 +343,7 @@ int cmd_pipeline(int argc, char **argv)
 	int c, err;
 
 	pipeline_opts_default(&o);
-	while ((c = getopt_long(argc, argv, "n:p:d:N:e:l:c:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:p:d:N:e:l:c:L:P:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (parse_u64(optarg, 1, 1000000, &v))
@@ -358,6 +383,11 @@ int cmd_pipeline(int argc, char **argv)
 		case 'L':
 			o.log = optarg;
 			break;
+		case 'P':
+			if (parse_u64(optarg, 0, 89, &v))
+				goto usage;
+			o.rt_priority = v;
+			break;
 		default:
 			goto usage;
 		}
@@ -368,6 +398,7 @@ int cmd_pipeline(int argc, char **argv)
 	return err ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: qostrace __pipeline [--frames N] [--period 10ms] [--disturb none|thread|syscalls]\n"
-			"       [--name THREAD] [--every 1s] [--length 25ms] [--cpu N] [--log FILE]\n");
+			"       [--name THREAD] [--every 1s] [--length 25ms] [--cpu N] [--log FILE]\n"
+			"       [--priority RTPRIO (0: normal scheduling)]\n");
 	return 2;
 }

@@ -288,13 +288,15 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 				return -EINVAL;
 			}
 		}
-	} else if (o->mode == REC_MODE_COMMAND) {
+	}
+	if (o->argv) {
 		child = target_spawn(o->argv, &go_fd, &status_fd);
 		if (child < 0) {
 			log_err("cannot start '%s': %s", o->argv[0], strerror(-child));
 			return child;
 		}
-		tgids[ntgids++] = child;
+		if (o->mode == REC_MODE_COMMAND)
+			tgids[ntgids++] = child;
 	}
 
 	skel = qostrace_bpf__open();
@@ -400,6 +402,17 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 		ring_buffer__consume(rb);
 		writer__flush_batch(w);
 		now = mono_ns();
+		{
+			struct writer_stats ws;
+
+			writer__stats(w, &ws);
+			if (ws.err) {
+				sum->reason = ws.err == -ENOSPC ? "disk full" : "write error";
+				log_err("writing %s failed: %s; recording stopped, the file keeps what was "
+					"written", o->path, strerror(-ws.err));
+				break;
+			}
+		}
 
 		if (child > 0 && !child_done && waitpid(child, &status, WNOHANG) == child) {
 			child_done = true;
@@ -427,16 +440,10 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 			uint64_t lost = 0;
 
 			writer__stats(w, &ws);
-			if (ws.err) {
-				sum->reason = ws.err == -ENOSPC ? "disk full" : "write error";
-				log_err("writing %s failed: %s; stopping, the file keeps what was written",
-					o->path, strerror(-ws.err));
-				break;
-			}
 			push_stats(w, skel, ncpus, c.consumed);
 			read_kernel_stats(skel, &lost, NULL, NULL, ncpus);
 			if (!o->quiet)
-				log_status("recording %5.1f s  %s events/s  lost %llu  %s",
+				log_status("recording %5.1f s  %s events/s  lost %llu  %s  (Ctrl-C stops)",
 					   (now - start) / 1e9,
 					   fmt_count(b1, sizeof(b1), (c.consumed - last_consumed) * 1e9 / (now - last_tick)),
 					   (unsigned long long)lost, fmt_bytes(b2, sizeof(b2), ws.file_bytes));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actors.h"
 #include "codec.h"
 #include "report.h"
 #include "tracefile.h"
@@ -150,6 +151,7 @@ int report_json(const struct analysis *a, FILE *f)
 		report_json_threads(a, w);
 	}
 	/* Stages add their sections here: actors + upstream_actor, patterns, critical. */
+	actors__json(a->actors, a->tl, w);
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 	return ferror(f) ? -1 : 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actors.h"
 #include "parse.h"
 #include "report.h"
 #include "tracefile.h"
@@ -97,5 +98,7 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 		print_threads(a, f, st);
 	}
 	/* Stages add their sections here: actors and breaks, critical paths, patterns. */
+	if (a->tl)
+		actors__print(a->actors, a->tl, f, st);
 	return ferror(f) ? -1 : 0;
 }

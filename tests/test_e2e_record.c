@@ -572,3 +572,47 @@ Test(e2e_attach, pid_mode_records_only_the_target_syscalls, .timeout = 60)
 	tu_rmdir(d);
 	free(d);
 }
+
+/*
+ * A full disk stops the recording with a clear reason and a non-zero exit;
+ * everything written before is readable (a partial block is cut off).
+ */
+Test(e2e_refusals, disk_full_leaves_a_readable_file, .timeout = 60)
+{
+	char qostrace[256], mnt[256], path[300], cmd[400];
+	char *d;
+	struct trace *t;
+	int status;
+
+	require_recording();
+	d = tu_tmpdir();
+	snprintf(mnt, sizeof(mnt), "%s/tiny", d);
+	cr_assert_eq(mkdir(mnt, 0700), 0);
+	/* Room for a few blocks (a busy machine fills 1 MiB blocks in a second). */
+	snprintf(cmd, sizeof(cmd), "mount -t tmpfs -o size=4m tmpfs '%s' 2>/dev/null", mnt);
+	if (system(cmd) != 0) {
+		tu_rmdir(d);
+		free(d);
+		fprintf(stderr, "SKIPPED: cannot mount a small tmpfs here\n");
+		cr_skip_test("cannot mount a small tmpfs here");
+	}
+	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
+	snprintf(path, sizeof(path), "%s/full.qtrace", mnt);
+	{
+		char *argv[] = { qostrace, "record", "-q", "-a", "--compress", "0", "-d", "30", "-o", path, NULL };
+
+		status = run(argv, 40000);
+	}
+	cr_expect(status != -1, "the recorder did not stop on a full disk");
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
+	t = load(path);
+	cr_expect(!t->finished, "an END block fitted on a full disk?");
+	cr_expect_gt(t->nsw, 0, "nothing readable");
+	cr_expect_eq(t->damage.corrupt_blocks, 0);
+	cr_expect(!t->damage.truncated, "a partial block was left at the end");
+	trace__free(t);
+	snprintf(cmd, sizeof(cmd), "umount '%s'", mnt);
+	cr_expect_eq(system(cmd), 0);
+	tu_rmdir(d);
+	free(d);
+}

@@ -1,0 +1,1029 @@
+/*
+ * The actors stage on hand-made schedules: synthetic traces (synth_trace.h)
+ * through timeline__build() and actors__analyse(), with the ground truth
+ * of every invocation and break known.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "testutil.h"
+#include "actors.h"
+#include "analysis.h"
+#include "report.h"
+#include "synth_actor.h"
+#include "synth_trace.h"
+#include "timeline.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define MS 1000000LL
+#define US 1000LL
+#define T0 (1000 * MS)		/* the recordings start at 1 s */
+#define NR_WRITE 1		/* x86_64 */
+#define NR_READ 0
+
+/* tid -> pid: the tests put threads 101..199 in process 100, 201.. in 200, ... */
+static uint32_t pid_of(uint32_t tid)
+{
+	return tid / 100 * 100;
+}
+
+/* ---- a schedule builder: runs per CPU, turned into switch records ---- */
+
+struct srun {
+	uint64_t s, e;
+	uint32_t tid;
+	int cpu;
+	enum synth_end how;
+};
+
+struct sched {
+	struct srun *r;
+	size_t n, cap;
+};
+
+static void sched_run(struct sched *S, uint32_t tid, int cpu, uint64_t s, uint64_t e, enum synth_end how)
+{
+	struct srun r = { s, e, tid, cpu, how };
+
+	cr_assert(e > s, "run of %u [%llu, %llu)", tid, (unsigned long long)s, (unsigned long long)e);
+	SYNTH_PUSH(S->r, S->n, S->cap, r);
+}
+
+static int by_cpu_start(const void *x, const void *y)
+{
+	const struct srun *a = x, *b = y;
+
+	if (a->cpu != b->cpu)
+		return a->cpu - b->cpu;
+	return (a->s > b->s) - (a->s < b->s);
+}
+
+/*
+ * Emits the switches: back-to-back runs on a CPU give one switch prev ->
+ * next, otherwise the CPU idles in between. A run starting at the
+ * recording's start was already running; one ending at its stop still runs.
+ */
+static void sched_emit(struct synth *sy, struct sched *S)
+{
+	uint64_t start = sy->t->start_ns, stop = sy->t->stop_ns;
+
+	qsort(S->r, S->n, sizeof(*S->r), by_cpu_start);
+	for (size_t i = 0; i < S->n; i++) {
+		const struct srun *r = &S->r[i], *p = i && S->r[i - 1].cpu == r->cpu ? &S->r[i - 1] : NULL;
+
+		cr_assert(!p || p->e <= r->s, "runs overlap on CPU %d at %llu", r->cpu, (unsigned long long)r->s);
+		if (p && p->e == r->s) {
+			synth_switch(sy, r->s, r->cpu, p->tid, pid_of(p->tid), p->how, r->tid, pid_of(r->tid));
+		} else {
+			if (p && p->e < stop)
+				synth_switch(sy, p->e, p->cpu, p->tid, pid_of(p->tid), p->how, 0, 0);
+			if (r->s > start)
+				synth_switch(sy, r->s, r->cpu, 0, 0, SYN_PREEMPT, r->tid, pid_of(r->tid));
+		}
+		if ((i + 1 == S->n || S->r[i + 1].cpu != r->cpu) && r->e < stop)
+			synth_switch(sy, r->e, r->cpu, r->tid, pid_of(r->tid), r->how, 0, 0);
+	}
+	free(S->r);
+	memset(S, 0, sizeof(*S));
+}
+
+/*
+ * One periodic actor from synth_actor.h's fragments on a CPU: preemptions
+ * are another thread (hog) taking the CPU, voluntary pauses leave it idle.
+ * Returns the number of fragments; inv_first/inv_start as synth_actor_gen.
+ */
+static size_t add_actor(struct sched *S, uint32_t tid, uint32_t hog, int cpu, const struct synth_actor_cfg *c,
+			uint64_t seed, size_t *inv_first, int64_t *inv_start)
+{
+	struct invoc_fragment *f = malloc(synth_actor_max_frags(c) * sizeof(*f));
+	uint64_t s = seed * 0x9e3779b97f4a7c15ULL;
+	size_t nf;
+
+	cr_assert(f);
+	nf = synth_actor_gen(c, &s, f, inv_first, inv_start);
+	for (size_t j = 0; j < nf; j++) {
+		sched_run(S, tid, cpu, f[j].start_ns, f[j].end_ns, f[j].preempted ? SYN_PREEMPT : SYN_SLEEP);
+		if (f[j].preempted)
+			sched_run(S, hog, cpu, f[j].end_ns, f[j + 1].start_ns, SYN_SLEEP);
+	}
+	free(f);
+	return nf;
+}
+
+struct world {
+	struct trace *t;
+	struct timeline *tl;
+	struct actors_result *r;
+};
+
+static void world_build(struct world *w, struct synth *sy)
+{
+	memset(w, 0, sizeof(*w));
+	w->t = synth_finish(sy);
+	cr_assert_eq(timeline__build(w->t, NULL, &w->tl), 0);
+}
+
+static int world_analyse(struct world *w, const char *const *specs, size_t nspecs, const struct actors_opts *ao)
+{
+	struct analysis_opts o;
+
+	analysis_opts_default(&o);
+	o.actor_specs = specs;
+	o.n_actor_specs = nspecs;
+	actors__free(w->r);
+	w->r = NULL;
+	return actors__analyse_opts(w->tl, &o, ao, &w->r);
+}
+
+static void world_free(struct world *w)
+{
+	actors__free(w->r);
+	timeline__free(w->tl);
+	trace__free(w->t);
+}
+
+static const struct actor *actor_by_name(const struct actors_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i].name, name))
+			return &r->v[i];
+	cr_assert_fail("no actor %s", name);
+	return NULL;
+}
+
+static long index_of(const struct actors_result *r, const char *name)
+{
+	return actor_by_name(r, name) - r->v;
+}
+
+static struct synth_actor_cfg cfg10ms(void)
+{
+	return (struct synth_actor_cfg){
+		.t0_ns = T0 + 20 * MS,
+		.period_ns = 10 * MS,
+		.n_inv = 200,
+		.jitter = 0.02,
+		.run_min_ns = 1 * MS, .run_max_ns = 3 * MS,
+		.preempt_wait_min_ns = 20 * US, .preempt_wait_max_ns = 500 * US,
+		.sleep_min_ns = 100 * US, .sleep_max_ns = 500 * US,
+	};
+}
+
+/* Every invocation exactly (first run, start) and the breaks at the known places. */
+static void check_actor(const struct world *w, const struct actor *a, const struct synth_actor_cfg *c,
+			const size_t *inv_first, const int64_t *inv_start, const char *what)
+{
+	const struct tl_thread *th = &w->tl->threads[a->thread];
+
+	cr_assert_eq(a->ninv, c->n_inv, "%s: %zu invocations, want %zu", what, a->ninv, c->n_inv);
+	for (size_t k = 0; k < a->ninv; k++) {
+		cr_assert_eq(a->inv[k].first, th->run0 + inv_first[k], "%s: invocation %zu starts at run %zu, want %zu",
+			     what, k, a->inv[k].first - th->run0, inv_first[k]);
+		cr_assert_eq(a->inv[k].start_ns, inv_start[k], "%s: invocation %zu", what, k);
+		cr_assert_eq(a->inv[k].last + 1, k + 1 < a->ninv ? a->inv[k + 1].first : th->run0 + th->nrun);
+		cr_assert_eq(a->inv[k].end_ns, (int64_t)w->tl->runs[a->inv[k].last].end);
+	}
+	cr_assert(a->st.periodic, "%s: QCoD %g", what, a->st.qcod);
+	cr_assert_eq(a->nbreaks, c->n_breaks, "%s: %zu breaks, want %zu", what, a->nbreaks, c->n_breaks);
+	for (size_t b = 0; b < a->nbreaks; b++) {
+		cr_assert_eq(a->breaks[b].late, c->break_at[b], "%s: break %zu at %zu, want %zu", what, b,
+			     a->breaks[b].late, c->break_at[b]);
+		cr_assert_eq(a->breaks[b].before + 1, a->breaks[b].late);
+		cr_assert_eq(a->breaks[b].start_ns, inv_start[c->break_at[b] - 1]);
+		cr_assert_eq(a->breaks[b].end_ns, inv_start[c->break_at[b]]);
+		cr_assert_eq(a->breaks[b].interval_ns, a->breaks[b].end_ns - a->breaks[b].start_ns);
+		/* the delay on top of the period, give or take the jitter of two releases */
+		cr_assert(llabs(a->breaks[b].lateness_ns - c->break_delay_ns) <= 2 * c->jitter * c->period_ns + 1,
+			  "%s: break %zu late by %lld", what, b, (long long)a->breaks[b].lateness_ns);
+		cr_assert(!a->breaks[b].data_missing);
+	}
+	cr_assert(fabs(a->st.period_ns - c->period_ns) < 0.01 * c->period_ns, "%s: period %g", what, a->st.period_ns);
+	/* D_pos / D_neg: one window per interval plus the two ends */
+	cr_assert_eq(a->nwindows, a->ninv + 1);
+	size_t pos = 0;
+
+	for (size_t k = 0; k < a->nwindows; k++)
+		pos += a->windows[k].positive;
+	cr_assert_eq(pos, a->nbreaks);
+}
+
+static const size_t six_breaks[] = { 37, 90, 91, 150, 170, 188 };
+
+/* Runs the scenario for a few seeds. */
+static void scenario(struct synth_actor_cfg c, const char *what, unsigned int seeds)
+{
+	size_t *first = malloc(c.n_inv * sizeof(*first));
+	int64_t *start = malloc(c.n_inv * sizeof(*start));
+
+	for (uint64_t seed = 1; seed <= seeds; seed++) {
+		struct synth *sy = synth_new(T0, T0 + 3000 * MS, 2);
+		struct sched S = { 0 };
+		struct world w;
+		char label[96];
+
+		synth_thread(sy, 101, 100, "src");
+		synth_thread(sy, 201, 200, "hog");
+		synth_targets(sy, "100");
+		add_actor(&S, 101, 201, 0, &c, seed, first, start);
+		sched_emit(sy, &S);
+		world_build(&w, sy);
+		cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+		cr_assert_eq(w.r->n, 1, "only the target thread is an actor by default");
+		snprintf(label, sizeof(label), "%s, seed %llu", what, (unsigned long long)seed);
+		check_actor(&w, &w.r->v[0], &c, first, start, label);
+		cr_assert_eq(w.r->upstream, c.n_breaks ? 0 : -1);
+		world_free(&w);
+	}
+	free(first);
+	free(start);
+}
+
+Test(actors, periodic_with_preemption_and_breaks)
+{
+	struct synth_actor_cfg c = cfg10ms();
+
+	c.max_preempt = 4;
+	c.break_at = six_breaks;
+	c.n_breaks = N(six_breaks);
+	c.break_delay_ns = 4 * MS;
+	scenario(c, "preempted 1-5 fragments", 10);
+}
+
+Test(actors, intra_invocation_blocking)
+{
+	struct synth_actor_cfg c = cfg10ms();
+
+	c.max_preempt = 2;
+	c.max_blocks = 2;
+	c.block_prob = 0.5;
+	c.break_at = six_breaks;
+	c.n_breaks = N(six_breaks);
+	c.break_delay_ns = 4 * MS;
+	scenario(c, "half the invocations block 1-2 times", 10);
+	c.block_prob = 1.0;
+	scenario(c, "every invocation blocks", 10);
+}
+
+Test(actors, jitter_without_breaks)
+{
+	struct synth_actor_cfg c = cfg10ms();
+
+	c.jitter = 0.05;
+	c.max_preempt = 2;
+	scenario(c, "5 % jitter, no break", 10);
+}
+
+/*
+ * A disturbance every 20 periods (25 ms), one run per period: SATM's
+ * clustering alone makes Otsu's high class exactly the breaks and the guard
+ * accepts one "invocation" per break; the split rule keeps every period.
+ */
+Test(actors, recurring_breaks_do_not_collapse)
+{
+	static size_t every20[9];
+	struct synth_actor_cfg c = cfg10ms();
+	struct actors_opts satm = { .max_gap_frac = -1 };
+	size_t first[200];
+	int64_t start[200];
+
+	for (size_t i = 0; i < N(every20); i++)
+		every20[i] = 10 + 20 * i;
+	c.break_at = every20;
+	c.n_breaks = N(every20);
+	c.break_delay_ns = 25 * MS;
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		struct synth *sy = synth_new(T0, T0 + 3000 * MS, 2);
+		struct sched S = { 0 };
+		struct world w;
+
+		synth_thread(sy, 101, 100, "src");
+		synth_targets(sy, "100");
+		add_actor(&S, 101, 0, 0, &c, seed, first, start);
+		sched_emit(sy, &S);
+		world_build(&w, sy);
+		cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+		check_actor(&w, &w.r->v[0], &c, first, start, "recurring breaks");
+		cr_assert_eq(w.r->v[0].info.rule, INVOC_RULE_OTSU);
+		cr_assert_eq(w.r->v[0].nsplit, 190, "seed %llu: %zu splits", (unsigned long long)seed,
+			     w.r->v[0].nsplit);
+		/* The same actor with ALGORITHMS.md §1.4 exactly: one invocation per break. */
+		cr_assert_eq(world_analyse(&w, NULL, 0, &satm), 0);
+		cr_assert_eq(w.r->v[0].ninv, 1 + N(every20), "seed %llu", (unsigned long long)seed);
+		world_free(&w);
+	}
+}
+
+Test(actors, non_periodic_actor)
+{
+	unsigned long long seed = 7;
+	uint64_t t = T0 + 10 * MS;
+	struct synth *sy = synth_new(T0, T0 + 5000 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	size_t n = 0;
+
+	synth_thread(sy, 101, 100, "irregular");
+	synth_targets(sy, "100");
+	while (t + 40 * MS < T0 + 5000 * MS) {
+		sched_run(&S, 101, 1, t, t + 1 * MS, SYN_SLEEP);
+		t += tu_rand_range(&seed, 2, 40) * MS;
+		n++;
+	}
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	cr_assert_eq(w.r->n, 1);
+	/* the clustering may join the runs that came 2-3 ms apart */
+	cr_assert(w.r->v[0].ninv <= n && w.r->v[0].ninv > n / 2, "%zu of %zu", w.r->v[0].ninv, n);
+	cr_assert(!w.r->v[0].st.periodic, "QCoD %g", w.r->v[0].st.qcod);
+	cr_assert(w.r->v[0].st.qcod > 0.2, "QCoD %g", w.r->v[0].st.qcod);
+	cr_assert_eq(w.r->v[0].nbreaks, 0, "no break without a period");
+	cr_assert(!w.r->v[0].breaking);
+	cr_assert_eq(w.r->upstream, -1);
+	for (size_t k = 0; k < w.r->v[0].nwindows; k++)
+		cr_assert(!w.r->v[0].windows[k].positive);
+	world_free(&w);
+}
+
+/* ---- upstream order ---- */
+
+/*
+ * src (timer, CPU 0) -> dec (CPU 1) -> sink (CPU 1), period 10 ms; src is
+ * held off its CPU at the frames in `late` for `delay`, and the delay
+ * carries on downstream (every later frame is shifted, SATM §3).
+ */
+struct pl_cfg {
+	const size_t *late;
+	size_t nlate;
+	int64_t delay;
+	size_t frames;
+	bool back_pressure;	/* dec wakes src every 4th frame (a full queue) */
+	size_t dec_late_at;	/* dec alone starts 5 ms late at this frame (0: never) */
+};
+
+static void add_pipeline(struct synth *sy, struct sched *S, const struct pl_cfg *p, int64_t *src_start)
+{
+	int64_t shift = 0;
+	size_t b = 0;
+
+	synth_thread(sy, 101, 100, "src");
+	synth_thread(sy, 102, 100, "dec");
+	synth_thread(sy, 103, 100, "sink");
+	synth_thread(sy, 201, 200, "disturber");
+	for (size_t k = 0; k < p->frames; k++) {
+		int64_t rel = T0 + 20 * MS + (int64_t)k * 10 * MS, t;
+
+		if (b < p->nlate && p->late[b] == k) {
+			shift += p->delay;
+			/* the disturber holds src's CPU when src should run */
+			sched_run(S, 201, 0, rel + shift - p->delay, rel + shift, SYN_SLEEP);
+			b++;
+		}
+		t = rel + shift;
+		src_start[k] = t;
+		synth_timer_wakeup(sy, t - 5 * US, 101, 100, 0);
+		sched_run(S, 101, 0, t, t + 1 * MS, SYN_SLEEP);
+		synth_wakeup(sy, t + 1 * MS - 10 * US, 101, 100, 102, 100, 1);
+		if (p->dec_late_at && k == p->dec_late_at)
+			t += 5 * MS;
+		sched_run(S, 102, 1, t + 1 * MS + 20 * US, t + 3 * MS, SYN_SLEEP);
+		synth_wakeup(sy, t + 3 * MS - 10 * US, 102, 100, 103, 100, 1);
+		sched_run(S, 103, 1, t + 3 * MS, t + 3 * MS + 500 * US, SYN_SLEEP);
+		if (p->back_pressure && k % 4 == 3) {
+			/* dec wakes src: src's next invocation carries that wakeup */
+			synth_wakeup(sy, t + 2 * MS, 102, 100, 101, 100, 0);
+		}
+	}
+}
+
+Test(actors, pipeline_most_upstream_is_the_source)
+{
+	static const size_t late[] = { 50, 120 };
+	struct pl_cfg p = { late, N(late), 15 * MS, 200, false, 0 };
+	struct synth *sy = synth_new(T0, T0 + 2500 * MS, 2);
+	struct sched S = { 0 };
+	int64_t src_start[200];
+	struct world w;
+	long src, dec, sink;
+
+	synth_targets(sy, "100");
+	add_pipeline(sy, &S, &p, src_start);
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	cr_assert_eq(w.r->n, 3, "src, dec, sink (the disturber is not a target)");
+	src = index_of(w.r, "src/101");
+	dec = index_of(w.r, "dec/102");
+	sink = index_of(w.r, "sink/103");
+	for (long i = 0; i < 3; i++) {
+		const struct actor *a = &w.r->v[i];
+
+		cr_assert_eq(a->ninv, 200, "%s: %zu invocations", a->name, a->ninv);
+		cr_assert(a->st.periodic);
+		cr_assert_eq(a->st.period_ns, 10 * MS);
+		cr_assert_eq(a->nbreaks, 2, "%s", a->name);
+		cr_assert_eq(a->breaks[0].late, 50);
+		cr_assert_eq(a->breaks[1].late, 120);
+		cr_assert_eq(a->breaks[0].lateness_ns, 15 * MS);
+		cr_assert_eq(a->worst_lateness_ns, 15 * MS);
+		cr_assert(a->breaking);
+	}
+	cr_assert_eq(w.r->v[src].breaks[0].start_ns, src_start[49]);
+	cr_assert_eq(w.r->v[src].breaks[0].end_ns, src_start[50]);
+	/* src wakes dec for every frame, dec wakes sink; nothing wakes src */
+	cr_assert_eq(w.r->nedges, 2);
+	cr_assert_eq(w.r->edges[0].from, src);
+	cr_assert_eq(w.r->edges[0].to, dec);
+	cr_assert_eq(w.r->edges[0].invocations, 200);
+	cr_assert_eq(w.r->edges[1].from, dec);
+	cr_assert_eq(w.r->edges[1].to, sink);
+	cr_assert_eq(w.r->upstream, src);
+	cr_assert(!w.r->v[src].fed && w.r->v[dec].fed && w.r->v[sink].fed);
+
+	/* Named actors only: the same answer, the upstream order learnt from dec and sink alone. */
+	static const char *const only_down[] = { "dec", "sink" };
+
+	cr_assert_eq(world_analyse(&w, only_down, 2, NULL), 0);
+	cr_assert_eq(w.r->n, 2);
+	cr_assert_str_eq(w.r->v[w.r->upstream].name, "dec/102");
+	world_free(&w);
+}
+
+/*
+ * dec wakes src every 4th frame (back-pressure: 50 of src's 200
+ * invocations, above the noise floor). Without the dominance rule that
+ * would make a cycle, and the earliest first break would decide: dec is
+ * once late on its own at frame 20, before src's first break at 50.
+ */
+Test(actors, back_pressure_does_not_make_a_cycle)
+{
+	static const size_t late[] = { 50, 120 };
+	struct pl_cfg p = { late, N(late), 15 * MS, 200, true, 20 };
+	struct synth *sy = synth_new(T0, T0 + 2500 * MS, 2);
+	struct sched S = { 0 };
+	int64_t src_start[200];
+	struct world w;
+	long src, dec;
+
+	synth_targets(sy, "100");
+	add_pipeline(sy, &S, &p, src_start);
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	src = index_of(w.r, "src/101");
+	dec = index_of(w.r, "dec/102");
+	cr_assert_eq(w.r->v[dec].breaks[0].late, 20);
+	cr_assert(w.r->v[dec].breaks[0].start_ns < w.r->v[src].breaks[0].start_ns);
+	cr_assert_eq(w.r->nedges, 2, "dec -> src (50 of 200) is dominated by src -> dec (200)");
+	cr_assert_eq(w.r->edges[0].from, src);
+	cr_assert_eq(w.r->edges[0].to, dec);
+	cr_assert_eq(w.r->upstream, src);
+	cr_assert(w.r->v[dec].fed);
+	world_free(&w);
+}
+
+/* Two unrelated periodic threads: the earliest first break wins. */
+Test(actors, unrelated_actors_earliest_break)
+{
+	struct synth *sy = synth_new(T0, T0 + 2500 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	int64_t ta = T0 + 5 * MS, tb = T0 + 7 * MS;
+
+	synth_thread(sy, 101, 100, "a");
+	synth_thread(sy, 102, 100, "b");
+	synth_targets(sy, "100");
+	for (size_t k = 0; k < 200; k++) {
+		if (k == 90)
+			ta += 12 * MS;	/* a breaks at 90 */
+		if (k == 60)
+			tb += 12 * MS;	/* b breaks earlier, at 60 */
+		sched_run(&S, 101, 0, ta, ta + 2 * MS, SYN_SLEEP);
+		sched_run(&S, 102, 1, tb, tb + 2 * MS, SYN_SLEEP);
+		ta += 10 * MS;
+		tb += 10 * MS;
+	}
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	cr_assert_eq(w.r->nedges, 0);
+	cr_assert_eq(w.r->upstream, index_of(w.r, "b/102"));
+	cr_assert(!w.r->v[0].fed && !w.r->v[1].fed);
+	world_free(&w);
+}
+
+/* Ping-pong: a wakes b, b wakes a within a's invocation; a cycle, both break: the earlier wins. */
+Test(actors, ping_pong_cycle)
+{
+	struct synth *sy = synth_new(T0, T0 + 2500 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	int64_t t = T0 + 5 * MS;
+	long a, b;
+
+	synth_thread(sy, 101, 100, "a");
+	synth_thread(sy, 102, 100, "b");
+	synth_targets(sy, "100");
+	for (size_t k = 0; k < 200; k++) {
+		if (k == 70 || k == 150)
+			t += 8 * MS;
+		synth_timer_wakeup(sy, t - 2 * US, 101, 100, 0);
+		sched_run(&S, 101, 0, t, t + 1 * MS, SYN_SLEEP);
+		synth_wakeup(sy, t + 1 * MS - 5 * US, 101, 100, 102, 100, 1);
+		sched_run(&S, 102, 1, t + 1 * MS + 50 * US, t + 1800 * US, SYN_SLEEP);
+		synth_wakeup(sy, t + 1800 * US - 5 * US, 102, 100, 101, 100, 0);
+		sched_run(&S, 101, 0, t + 1900 * US, t + 2200 * US, SYN_SLEEP);
+		t += 10 * MS;
+	}
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	a = index_of(w.r, "a/101");
+	b = index_of(w.r, "b/102");
+	cr_assert_eq(w.r->v[a].ninv, 200, "a's second run is part of its invocation: %zu", w.r->v[a].ninv);
+	cr_assert_eq(w.r->v[b].ninv, 200);
+	cr_assert_eq(w.r->nedges, 2, "both ways: a cycle");
+	cr_assert_eq(w.r->edges[0].invocations, 200);
+	cr_assert_eq(w.r->edges[1].invocations, 200);
+	cr_assert(w.r->v[a].breaking && w.r->v[b].breaking);
+	cr_assert(!w.r->v[a].fed && !w.r->v[b].fed, "in a cycle neither feeds the other");
+	cr_assert_eq(w.r->upstream, a);
+	world_free(&w);
+}
+
+/* ---- missing data ---- */
+
+static void one_timer_actor(struct sched *S, size_t n, size_t late_at, int64_t delay, int cpu)
+{
+	int64_t t = T0 + 10 * MS;
+
+	for (size_t k = 0; k < n; k++) {
+		if (k == late_at)
+			t += delay;
+		sched_run(S, 101, cpu, t, t + 1 * MS, SYN_SLEEP);
+		t += 10 * MS;
+	}
+}
+
+Test(actors, break_over_lost_data_is_not_trusted)
+{
+	struct synth *sy = synth_new(T0, T0 + 1200 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	const struct actor *a;
+
+	synth_thread(sy, 101, 100, "src");
+	synth_targets(sy, "100");
+	one_timer_actor(&S, 100, 40, 20 * MS, 0);
+	sched_emit(sy, &S);
+	/* records lost on the other CPU while src was late: src might have run there */
+	synth_lost(sy, 1, T0 + 400 * MS, T0 + 405 * MS, 50);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	a = &w.r->v[0];
+	cr_assert_eq(a->nbreaks, 1);
+	cr_assert_eq(a->breaks[0].late, 40);
+	cr_assert(a->breaks[0].data_missing);
+	cr_assert_eq(a->nbreaks_missing, 1);
+	cr_assert(!a->breaking, "a break over lost data does not make a breaking actor");
+	cr_assert_eq(a->worst_lateness_ns, 0);
+	cr_assert_eq(w.r->upstream, -1);
+	world_free(&w);
+}
+
+/* A run lost in a gap makes a long interval: it is flagged, never invented. */
+Test(actors, run_lost_in_a_gap_is_flagged)
+{
+	struct synth *sy = synth_new(T0, T0 + 1200 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	const struct actor *a;
+
+	synth_thread(sy, 101, 100, "src");
+	synth_targets(sy, "100");
+	one_timer_actor(&S, 100, SIZE_MAX, 0, 0);
+	sched_emit(sy, &S);
+	/* invocation 50 runs in [T0 + 510 ms, +1 ms): its records are lost */
+	synth_lost(sy, 0, T0 + 509 * MS, T0 + 512 * MS, 2);
+	{
+		size_t j = 0;
+
+		for (size_t i = 0; i < sy->t->nsw; i++)
+			if (sy->t->sw[i].h.ts < T0 + 509 * MS || sy->t->sw[i].h.ts > T0 + 512 * MS)
+				sy->t->sw[j++] = sy->t->sw[i];
+		cr_assert_eq(sy->t->nsw - j, 2, "the switch in and out of invocation 50");
+		sy->t->nsw = j;
+	}
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	a = &w.r->v[0];
+	cr_assert_eq(a->ninv, 99);
+	cr_assert_eq(a->nbreaks, 1);
+	cr_assert_eq(a->breaks[0].interval_ns, 20 * MS);
+	cr_assert(a->breaks[0].data_missing);
+	cr_assert_eq(w.r->upstream, -1);
+	world_free(&w);
+}
+
+/*
+ * Unreported switches (TL_GAP_BROKEN): the window hides the run of the
+ * thread switched in at its start. Another thread's window does not make
+ * src's break untrusted; a window hiding src's own run does.
+ */
+Test(actors, unreported_switch_flags_only_the_hidden_thread)
+{
+	for (int own = 0; own <= 1; own++) {
+		struct synth *sy = synth_new(T0, T0 + 1200 * MS, 2);
+		struct sched S = { 0 };
+		struct world w;
+		const struct actor *a;
+		uint32_t hidden = own ? 101 : 301;
+
+		synth_thread(sy, 101, 100, "src");
+		synth_thread(sy, 301, 300, "filtered");
+		synth_thread(sy, 302, 300, "other");
+		synth_targets(sy, "100");
+		one_timer_actor(&S, 100, 40, 20 * MS, 0);
+		sched_emit(sy, &S);
+		/* CPU 1: idle -> hidden at 400 ms; its switch out is missing; other -> idle at 404 ms */
+		synth_switch(sy, T0 + 400 * MS, 1, 0, 0, SYN_PREEMPT, hidden, pid_of(hidden));
+		synth_switch(sy, T0 + 404 * MS, 1, 302, 300, SYN_SLEEP, 0, 0);
+		world_build(&w, sy);
+		cr_assert_eq(w.tl->ngaps, 1);
+		cr_assert_eq(w.tl->gaps[0].kind, TL_GAP_BROKEN);
+		cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+		a = actor_by_name(w.r, "src/101");
+		cr_assert_eq(a->nbreaks, 1);
+		cr_assert_eq(a->breaks[0].data_missing, own, "hidden thread %u", hidden);
+		cr_assert_eq(a->breaking, !own);
+		world_free(&w);
+	}
+}
+
+/* ---- cut runs ---- */
+
+Test(actors, runs_cut_by_the_recording)
+{
+	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	const struct actor *a;
+	const struct tl_thread *th;
+	int64_t t = T0 + 10 * MS;
+
+	synth_thread(sy, 101, 100, "src");
+	synth_thread(sy, 201, 200, "hog");
+	synth_targets(sy, "100");
+	/* running at the start, preempted twice: one invocation of unknown start */
+	sched_run(&S, 101, 0, T0, T0 + 1 * MS, SYN_PREEMPT);
+	sched_run(&S, 201, 0, T0 + 1 * MS, T0 + 2 * MS, SYN_SLEEP);
+	sched_run(&S, 101, 0, T0 + 2 * MS, T0 + 3 * MS, SYN_PREEMPT);
+	sched_run(&S, 201, 0, T0 + 3 * MS, T0 + 4 * MS, SYN_SLEEP);
+	sched_run(&S, 101, 0, T0 + 4 * MS, T0 + 5 * MS, SYN_SLEEP);
+	while (t < T0 + 990 * MS) {
+		sched_run(&S, 101, 0, t, t + 1 * MS, SYN_SLEEP);
+		t += 10 * MS;
+	}
+	/* the last one still runs at the stop */
+	sched_run(&S, 101, 0, t, T0 + 1000 * MS, SYN_SLEEP);
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	th = &w.tl->threads[w.tl->runs[0].thread];
+	cr_assert(w.tl->runs[th->run0].flags & TL_RUN_START_CUT);
+	cr_assert(w.tl->runs[th->run0 + th->nrun - 1].flags & TL_RUN_END_CUT);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	a = actor_by_name(w.r, "src/101");
+	cr_assert_eq(a->ncut, 3);
+	cr_assert_eq(a->noccurrences, th->nrun - 3);
+	cr_assert_eq(a->ninv, 99, "98 whole invocations and the one cut at the end");
+	cr_assert_eq(a->inv[0].start_ns, T0 + 10 * MS);
+	cr_assert_eq(a->inv[98].start_ns, t);
+	cr_assert_eq(a->inv[98].end_ns, T0 + 1000 * MS);
+	cr_assert(a->st.periodic);
+	cr_assert_eq(a->st.period_ns, 10 * MS);
+	cr_assert_eq(a->nbreaks, 0);
+	world_free(&w);
+}
+
+/* A thread born in the recording: its set-up run is not an invocation (nor its gap to the loop a break). */
+Test(actors, set_up_of_a_born_thread)
+{
+	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	const struct actor *a;
+
+	synth_thread(sy, 101, 100, "main");
+	synth_targets(sy, "100");
+	synth_task(sy, QT_REC_FORK, T0 + 5 * MS, 102, 100, 101, 100, "worker");
+	/* set-up: preempted once, then sleeps until the loop starts 50 ms later */
+	sched_run(&S, 102, 1, T0 + 6 * MS, T0 + 7 * MS, SYN_PREEMPT);
+	sched_run(&S, 102, 1, T0 + 8 * MS, T0 + 9 * MS, SYN_SLEEP);
+	for (int64_t t = T0 + 60 * MS; t < T0 + 990 * MS; t += 10 * MS)
+		sched_run(&S, 102, 1, t, t + 2 * MS, SYN_SLEEP);
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	a = actor_by_name(w.r, "worker/102");
+	cr_assert_eq(a->ncut, 2);
+	cr_assert_eq(a->ninv, 93);
+	cr_assert_eq(a->inv[0].start_ns, T0 + 60 * MS);
+	cr_assert_eq(a->nbreaks, 0, "no break from the set-up");
+	world_free(&w);
+}
+
+/* ---- syscall actors and specs ---- */
+
+static void sink_world(struct world *w)
+{
+	struct synth *sy = synth_new(T0, T0 + 1200 * MS, 2);
+	struct sched S = { 0 };
+	int64_t t = T0 + 10 * MS;
+
+	synth_thread(sy, 101, 100, "sink");
+	synth_thread(sy, 102, 100, "ts_record");
+	synth_thread(sy, 111, 110, "other");
+	synth_targets(sy, "100");
+	for (size_t k = 0; k < 100; k++) {
+		if (k == 30 || k == 60)
+			t += 7 * MS;
+		sched_run(&S, 101, 0, t, t + 1 * MS, SYN_SLEEP);
+		/* a frame: one write to fd 1, and a small log write to fd 2 every other frame */
+		synth_syscall(sy, t + 100 * US, t + 200 * US, 101, 100, NR_WRITE, 1, 4096);
+		if (k % 2)
+			synth_syscall(sy, t + 300 * US, t + 310 * US, 101, 100, NR_WRITE, 2, 10);
+		synth_syscall(sy, t + 400 * US, t + 410 * US, 101, 100, NR_READ, 5, 1);
+		/* ts_record writes twice per frame, 50 us apart: one invocation */
+		sched_run(&S, 102, 1, t + 2 * MS, t + 3 * MS, SYN_SLEEP);
+		synth_syscall(sy, t + 2100 * US, t + 2150 * US, 102, 100, NR_WRITE, 3, 188);
+		synth_syscall(sy, t + 2200 * US, t + 2250 * US, 102, 100, NR_WRITE, 3, 188);
+		sched_run(&S, 111, 1, t + 5 * MS, t + 6 * MS, SYN_SLEEP);
+		t += 10 * MS;
+	}
+	sched_emit(sy, &S);
+	world_build(w, sy);
+}
+
+Test(actors, syscall_actors)
+{
+	static const char *const specs[] = { "write(1)@sink", "write@ts_record", "write@101" };
+	struct world w;
+	const struct actor *a;
+
+	sink_world(&w);
+	cr_assert_eq(world_analyse(&w, specs, N(specs), NULL), 0);
+	cr_assert_eq(w.r->n, 3, "only the named actors");
+
+	a = actor_by_name(w.r, "write(1)@sink/101");
+	cr_assert_eq(a->kind, ACTOR_SYSCALL);
+	cr_assert(a->from_spec && a->has_arg0 && a->arg0 == 1);
+	cr_assert_eq(a->noccurrences, 100);
+	cr_assert_eq(a->ninv, 100);
+	for (size_t k = 0; k < a->ninv; k++) {
+		const struct tl_syscall *sc = &w.tl->sc[a->inv[k].first];
+
+		cr_assert_eq(a->inv[k].first, a->inv[k].last);
+		cr_assert(sc->nr == NR_WRITE && sc->arg0 == 1 && (int64_t)sc->start == a->inv[k].start_ns);
+		cr_assert_eq(a->inv[k].end_ns, (int64_t)sc->end);
+	}
+	cr_assert(a->st.periodic);
+	cr_assert_eq(a->st.period_ns, 10 * MS);
+	cr_assert_eq(a->nbreaks, 2);
+	cr_assert_eq(a->breaks[0].late, 30);
+	cr_assert_eq(a->breaks[1].late, 60);
+	cr_assert_eq(a->breaks[0].lateness_ns, 7 * MS);
+
+	/* two writes per frame: clustered into one invocation per frame */
+	a = actor_by_name(w.r, "write@ts_record/102");
+	cr_assert_eq(a->noccurrences, 200);
+	cr_assert_eq(a->ninv, 100);
+	cr_assert_eq(a->nbreaks, 2);
+
+	/* all writes of sink: 150 calls, 1 or 2 per frame: still one invocation per frame */
+	a = actor_by_name(w.r, "write@sink/101");
+	cr_assert_eq(a->noccurrences, 150);
+	cr_assert_eq(a->ninv, 100);
+	cr_assert(a->st.periodic);
+	world_free(&w);
+}
+
+Test(actors, spec_syntax)
+{
+	static const char *const good[] = {
+		"src", "dec*", "1234", "tid:5", "pid:77", "comm:1234", "write@sink", "write(1)@sink",
+		"write(0x10)@tid:5", "read@pid:9", "auto", "kworker/0:1", "x@comm:a@b",
+	};
+	static const char *const bad[] = {
+		"", "@sink", "write@", "wr-ite@x", "write(@x", "write()@x", "write(1@x", "write(a)@x",
+		"write(-1)@x", "tid:", "tid:abc", "pid:0", "99999999999", "comm:",
+	};
+	char msg[256];
+
+	for (size_t i = 0; i < N(good); i++)
+		cr_expect_eq(actors__check_spec(good[i], msg, sizeof(msg)), 0, "'%s': %s", good[i], msg);
+	for (size_t i = 0; i < N(bad); i++) {
+		msg[0] = 0;
+		cr_expect_eq(actors__check_spec(bad[i], msg, sizeof(msg)), -EINVAL, "'%s' accepted", bad[i]);
+		cr_expect(strstr(msg, "--actor '") == msg, "'%s': message '%s'", bad[i], msg);
+	}
+}
+
+Test(actors, spec_matching)
+{
+	struct world w;
+
+	sink_world(&w);
+	{
+		static const char *const s[] = { "s*" };	/* glob: sink only (ts_record does not start with s) */
+
+		cr_assert_eq(world_analyse(&w, s, 1, NULL), 0);
+		cr_assert_eq(w.r->n, 1);
+		cr_assert_str_eq(w.r->v[0].name, "sink/101");
+		cr_assert(w.r->v[0].from_spec);
+	}
+	{
+		static const char *const s[] = { "pid:100" };
+
+		cr_assert_eq(world_analyse(&w, s, 1, NULL), 0);
+		cr_assert_eq(w.r->n, 2);
+	}
+	{
+		/* auto (the targets) plus a non-target by tid; sink twice is one actor */
+		static const char *const s[] = { "auto", "111", "sink", "tid:101" };
+
+		cr_assert_eq(world_analyse(&w, s, N(s), NULL), 0);
+		cr_assert_eq(w.r->n, 3);
+		cr_assert_str_eq(w.r->v[0].name, "sink/101");
+		cr_assert(w.r->v[0].from_spec);
+		cr_assert_str_eq(w.r->v[1].name, "ts_record/102");
+		cr_assert(!w.r->v[1].from_spec);
+		cr_assert_str_eq(w.r->v[2].name, "other/111");
+	}
+	{
+		static const char *const bad[][1] = {
+			{ "nosuch" }, { "4242" }, { "pid:999" }, { "frobnicate@sink" }, { "write@other" },
+			{ "write(7)@sink" }, { "write@" },
+		};
+
+		for (size_t i = 0; i < N(bad); i++)
+			cr_expect_eq(world_analyse(&w, bad[i], 1, NULL), -EINVAL, "'%s'", bad[i][0]);
+		cr_expect_null(w.r);
+	}
+	world_free(&w);
+}
+
+Test(actors, skipped_threads_and_why)
+{
+	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	int64_t t = T0 + 10 * MS;
+
+	synth_thread(sy, 101, 100, "busy");
+	synth_thread(sy, 102, 100, "rare");
+	synth_thread(sy, 103, 100, "bursty");
+	synth_thread(sy, 151, 150, "qostrace");
+	synth_thread(sy, 201, 200, "not_target");
+	synth_thread(sy, 202, 200, "hog");
+	synth_targets(sy, "100");
+	tf_kv_set(&sy->t->meta, TF_META_RECORDER, "150");
+	for (size_t k = 0; k < 90; k++, t += 10 * MS) {
+		sched_run(&S, 101, 0, t, t + 1 * MS, SYN_SLEEP);
+		sched_run(&S, 151, 1, t + 2 * MS, t + 3 * MS, SYN_SLEEP);
+		sched_run(&S, 201, 1, t + 4 * MS, t + 5 * MS, SYN_SLEEP);
+		if (k < 3)
+			sched_run(&S, 102, 0, t + 2 * MS, t + 3 * MS, SYN_SLEEP);
+	}
+	/* 12 runs, preempted in chains of 4: 3 invocations */
+	for (size_t b = 0; b < 3; b++) {
+		for (size_t j = 0; j < 4; j++) {
+			int64_t s = T0 + (100 + 300 * b) * MS + 2 * MS + j * 400 * US;
+
+			sched_run(&S, 103, 0, s, s + 200 * US, j < 3 ? SYN_PREEMPT : SYN_SLEEP);
+			if (j < 3)
+				sched_run(&S, 202, 0, s + 200 * US, s + 400 * US, SYN_SLEEP);
+		}
+	}
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	cr_assert_eq(w.r->n, 1);
+	cr_assert_str_eq(w.r->v[0].name, "busy/101");
+	cr_assert_eq(w.r->nskipped, 3);
+	for (size_t i = 0; i < w.r->nskipped; i++) {
+		const struct actor_skip *sk = &w.r->skipped[i];
+		const char *comm = w.tl->threads[sk->thread].comm;
+
+		if (!strcmp(comm, "rare")) {
+			cr_expect_str_eq(sk->reason, "too few runs");
+			cr_expect_eq(sk->count, 3);
+		} else if (!strcmp(comm, "bursty")) {
+			cr_expect_str_eq(sk->reason, "too few invocations");
+			cr_expect_eq(sk->count, 3);
+		} else {
+			cr_expect_str_eq(comm, "qostrace");
+			cr_expect_str_eq(sk->reason, "qostrace itself");
+		}
+	}
+	/* Named, a thread is studied whatever its activity. */
+	static const char *const s[] = { "rare", "bursty", "qostrace*" };
+
+	cr_assert_eq(world_analyse(&w, s, 2, NULL), 0);
+	cr_assert_eq(w.r->n, 2);
+	cr_assert_str_eq(w.r->v[0].name, "rare/102");
+	cr_assert_eq(w.r->v[0].ninv, 3);
+	cr_assert(w.r->v[0].st.periodic, "two equal intervals");
+	cr_assert_eq(w.r->v[0].st.period_ns, 10 * MS);
+	cr_assert_eq(w.r->v[1].ninv, 3);
+	cr_assert_eq(w.r->v[1].noccurrences, 12);
+	cr_assert_eq(w.r->nskipped, 0);
+	cr_assert_eq(world_analyse(&w, s + 2, 1, NULL), -EINVAL, "a glob does not pick qostrace's threads");
+	world_free(&w);
+}
+
+/* ---- renderings ---- */
+
+static char *render_json(const struct actors_result *r, const struct timeline *tl)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_writer_t *jw = jsonw_new(f, false);
+
+	jsonw_start_object(jw);
+	actors__json(r, tl, jw);
+	jsonw_end_object(jw);
+	jsonw_destroy(&jw);
+	fclose(f);
+	return buf;
+}
+
+Test(actors, json_and_text)
+{
+	static const size_t late[] = { 50, 120 };
+	struct pl_cfg p = { late, N(late), 15 * MS, 200, false, 0 };
+	struct synth *sy = synth_new(T0, T0 + 2500 * MS, 2);
+	struct report_style st = { 0 };
+	struct sched S = { 0 };
+	int64_t src_start[200];
+	struct world w;
+	char *s, *txt = NULL, want[128];
+	size_t len = 0;
+	FILE *f;
+
+	synth_targets(sy, "100");
+	add_pipeline(sy, &S, &p, src_start);
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+
+	s = render_json(w.r, w.tl);
+	cr_assert(strstr(s, "\"actors\":[{"), "%s", s);
+	cr_assert(strstr(s, "\"upstream_actor\":{\"index\":0,\"name\":\"src/101\",\"tid\":101,\"comm\":\"src\""), "%s", s);
+	snprintf(want, sizeof(want), "\"breaks\":[{\"start_ns\":%lld,\"end_ns\":%lld,\"interval_ns\":%lld,"
+		 "\"lateness_ns\":%lld", (long long)src_start[49], (long long)src_start[50],
+		 (long long)(src_start[50] - src_start[49]), 15 * MS);
+	cr_assert(strstr(s, want), "%s", want);
+	cr_assert(strstr(s, "\"period_ns\":10000000"));
+	cr_assert(strstr(s, "\"woken_by\":[{\"index\":0,\"name\":\"src/101\",\"tid\":101,\"comm\":\"src\",\"invocations\":200}]"));
+	free(s);
+
+	/* Nothing to say: still the keys, empty */
+	s = render_json(NULL, NULL);
+	cr_assert_str_eq(s, "{\"actors\":[],\"actors_skipped\":[],\"upstream_actor\":null}\n");
+	free(s);
+
+	f = open_memstream(&txt, &len);
+	actors__print(w.r, w.tl, f, &st);
+	fclose(f);
+	cr_assert(strstr(txt, "src/101                     10.00 ms    0.0%    200       2   +15.00 ms  most upstream breaking"),
+		  "%s", txt);
+	cr_assert(strstr(txt, "Most upstream actor that breaks its period: src/101, period 10.00 ms, 2 breaks"), "%s", txt);
+	cr_assert(strstr(txt, "wakes dec/102"), "%s", txt);
+	cr_assert(!strchr(txt, '\033'), "no colour unless asked");
+	free(txt);
+	world_free(&w);
+}
+
+/* ---- through the analysis framework ---- */
+
+Test(actors, analysis_runs_the_stage)
+{
+	static const char *const bad[] = { "nosuch" };
+	struct analysis_opts o;
+	struct analysis *an = NULL;
+	struct world w;
+
+	sink_world(&w);
+	analysis_opts_default(&o);
+	cr_assert_eq(analysis__run_trace(w.t, w.tl, &o, &an), 0);
+	cr_assert_not_null(an->actors);
+	cr_assert_eq(an->actors->n, 2);
+	analysis__free(an);
+	o.actor_specs = bad;
+	o.n_actor_specs = 1;
+	an = NULL;
+	cr_assert_eq(analysis__run_trace(w.t, w.tl, &o, &an), -EINVAL);
+	cr_assert_null(an);
+	world_free(&w);
+}
