@@ -27,6 +27,7 @@ struct analysis_opts {
 	double qcod_threshold;		/* 0: 0.10 */
 	/* critical path: --epsilon DURATION|auto */
 	int64_t epsilon_ns;		/* < 0: auto (from confirmed edges) */
+	bool timing_only;		/* --timing-only: ignore the wakeups (start and end times alone) */
 	/* patterns: --delta, --alpha, --gap */
 	double delta, alpha;		/* < 0: automatic search */
 	int gap;			/* < 0: default */

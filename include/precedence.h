@@ -136,6 +136,21 @@ int prec_graph__from_edges(size_t n, const int64_t *dur,
 			   const struct prec_edge *edges, size_t n_edges,
 			   struct prec_graph **out);
 
+/*
+ * Adds edges to a built graph: precedences known from elsewhere, e.g. the
+ * wakeups of a kernel trace whose gap exceeds eps, or release times as
+ * root lags. Every edge must go forward in g->order (from PREC_ROOT or from
+ * a task placed before its target), so the order stays topological and
+ * nothing is re-sorted. Kind and category are stored as given; n_exact,
+ * n_gap and n_init are recounted. A target's new edges follow its old ones,
+ * whose indices shift (edge indices of earlier targets stay the same).
+ * O(n + edges); 8 bytes per task while it runs. -EINVAL (a bad id, a
+ * negative lag, a self-loop, an edge backward in the order), -E2BIG,
+ * -ENOMEM; the graph is unchanged on error.
+ */
+int prec_graph__add_edges(struct prec_graph *g, const struct prec_edge *edges,
+			  size_t n_edges);
+
 void prec_graph__free(struct prec_graph *g);
 
 #endif

@@ -6,7 +6,9 @@
 
 #include "actors.h"
 #include "analysis.h"
+#include "critical.h"
 #include "log.h"
+#include "patterns.h"
 
 void analysis_opts_default(struct analysis_opts *o)
 {
@@ -16,6 +18,42 @@ void analysis_opts_default(struct analysis_opts *o)
 	o->delta = -1;
 	o->alpha = -1;
 	o->gap = -1;
+}
+
+static void critical_opts_of(const struct analysis_opts *o, struct critical_opts *co)
+{
+	critical_opts_default(co);
+	co->epsilon_ns = o->epsilon_ns;
+	co->timing_only = o->timing_only;
+}
+
+/* A stage that fails says so and leaves its result NULL; the others still report. */
+static int run_critical(struct analysis *a, const struct timeline *tl)
+{
+	struct critical_opts co;
+	int err;
+
+	critical_opts_of(&a->opts, &co);
+	err = critical__analyse(tl, a->actors, &co, &a->critical);
+	if (err)
+		log_warn("critical path: %s%s", strerror(-err),
+			 err == -E2BIG ? " (too many edges: try a smaller --epsilon)" : "");
+	return err == -ENOMEM ? err : 0;
+}
+
+/* Same rule: only running out of memory stops the analysis. */
+static int run_patterns(struct analysis *a, const struct timeline *tl)
+{
+	int err;
+
+	if (a->opts.progress)
+		log_status("mining emerging patterns...");
+	err = patterns__analyse(tl, a->actors, &a->opts, &a->patterns);
+	if (a->opts.progress)
+		log_status_end();
+	if (err)
+		log_warn("emerging patterns: %s", strerror(-err));
+	return err == -ENOMEM ? err : 0;
 }
 
 int analysis__run_trace(const struct trace *t, const struct timeline *tl,
@@ -31,6 +69,10 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	a->opts = *o;
 	/* Stages are added here in DESIGN.md order: actors, critical, patterns. */
 	err = actors__analyse(tl, o, &a->actors);
+	if (!err)
+		err = run_critical(a, tl);
+	if (!err)
+		err = run_patterns(a, tl);
 	if (err) {
 		analysis__free(a);
 		return err;
@@ -43,11 +85,21 @@ int analysis__run_gantt(const struct gantt *g, const struct analysis_opts *o,
 			struct analysis **out)
 {
 	struct analysis *a = calloc(1, sizeof(*a));
+	struct critical_opts co;
+	int err;
 
 	if (!a)
 		return -ENOMEM;
 	a->gantt = g;
 	a->opts = *o;
+	critical_opts_of(o, &co);
+	err = critical__analyse_gantt(g, &co, &a->critical);
+	if (err) {
+		log_err("critical path: %s%s", strerror(-err),
+			err == -E2BIG ? " (too many candidate edges: try a smaller --epsilon)" : "");
+		analysis__free(a);
+		return err;
+	}
 	*out = a;
 	return 0;
 }
@@ -57,5 +109,7 @@ void analysis__free(struct analysis *a)
 	if (!a)
 		return;
 	actors__free(a->actors);
+	critical__free(a->critical);
+	patterns__free(a->patterns);
 	free(a);
 }

@@ -37,6 +37,7 @@ enum {
 	OPT_ALPHA,
 	OPT_GAP,
 	OPT_COLOR,
+	OPT_TIMING_ONLY,
 };
 
 static const struct argp_option options[] = {
@@ -51,6 +52,7 @@ static const struct argp_option options[] = {
 	{ "qcod", OPT_QCOD, "FRACTION", 0, "Periodic when the quartile coefficient of dispersion is below this (default 0.10)", 2 },
 	{ NULL, 0, NULL, 0, "Critical path (Hendriks & Vaandrager):", 3 },
 	{ "epsilon", OPT_EPSILON, "DURATION", 0, "Control overhead bridged between tasks (e.g. 50us), or auto (default: from the wakeups)", 3 },
+	{ "timing-only", OPT_TIMING_ONLY, NULL, 0, "Ignore the wakeups: reconstruct from start and end times alone", 3 },
 	{ NULL, 0, NULL, 0, "Emerging patterns (ConSGapMiner):", 4 },
 	{ "delta", OPT_DELTA, "PERCENT", 0, "Minimum support where the period breaks (default: searched from 100%)", 4 },
 	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds (default: searched from 0%)", 4 },
@@ -160,6 +162,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--epsilon '%s': a duration with a unit (50us, 1ms) or auto", arg);
 		else
 			a->o.epsilon_ns = v;
+		break;
+	case OPT_TIMING_ONLY:
+		a->o.timing_only = true;
 		break;
 	case OPT_DELTA:
 		if (parse_fraction(arg, &a->o.delta) || a->o.delta <= 0)

@@ -774,3 +774,86 @@ fail:
 	prec_graph__free(g);
 	return err;
 }
+
+int prec_graph__add_edges(struct prec_graph *g, const struct prec_edge *edges,
+			  size_t k)
+{
+	uint32_t n = g->n, *aux, next_new;
+	uint64_t m = g->n_edges;
+	void *p;
+
+	if (!k)
+		return 0;
+	if (!edges)
+		return -EINVAL;
+	if (m + k > PREC_MAX_EDGES)
+		return -E2BIG;
+	aux = malloc((n ? n : 1) * sizeof(*aux));
+	if (!aux)
+		return -ENOMEM;
+	/* aux = position in the order, to check that every edge goes forward. */
+	for (uint32_t i = 0; i < n; i++)
+		aux[g->order[i]] = i;
+	for (size_t i = 0; i < k; i++) {
+		const struct prec_edge *e = &edges[i];
+
+		if (e->to >= n || e->lag < 0 || e->from == e->to ||
+		    (e->from != PREC_ROOT &&
+		     (e->from >= n || aux[e->from] >= aux[e->to]))) {
+			free(aux);
+			return -EINVAL;
+		}
+	}
+	/* Grow the edge arrays; a failure leaves the graph as it was. */
+	if (!(p = realloc(g->pred, (m + k) * sizeof(*g->pred))))
+		goto nomem;
+	g->pred = p;
+	if (!(p = realloc(g->lag, (m + k) * sizeof(*g->lag))))
+		goto nomem;
+	g->lag = p;
+	if (!(p = realloc(g->kind, m + k)))
+		goto nomem;
+	g->kind = p;
+	if (!(p = realloc(g->cat, m + k)))
+		goto nomem;
+	g->cat = p;
+
+	/* aux = new edges per target. */
+	memset(aux, 0, (n ? n : 1) * sizeof(*aux));
+	for (size_t i = 0; i < k; i++)
+		aux[edges[i].to]++;
+	/*
+	 * Move each target's old edges right by the new edges of the targets
+	 * before it, last target first so nothing is overwritten; pred_off[v+1]
+	 * becomes the new offset once target v has moved.
+	 */
+	next_new = (uint32_t)(m + k);
+	for (uint32_t v = n; v-- > 0;) {
+		uint32_t lo = g->pred_off[v], c = g->pred_off[v + 1] - lo;
+		uint32_t to = next_new - aux[v] - c;
+
+		if (to != lo) {
+			memmove(g->pred + to, g->pred + lo, c * sizeof(*g->pred));
+			memmove(g->lag + to, g->lag + lo, c * sizeof(*g->lag));
+			memmove(g->kind + to, g->kind + lo, c);
+			memmove(g->cat + to, g->cat + lo, c);
+		}
+		g->pred_off[v + 1] = next_new;
+		/* aux[v] becomes the slot of v's next new edge. */
+		aux[v] = to + c;
+		next_new = to;
+	}
+	g->pred_off[0] = 0;
+	for (size_t i = 0; i < k; i++) {
+		const struct prec_edge *e = &edges[i];
+
+		put_edge(g, aux[e->to]++, e->from, e->lag, e->kind, e->cat);
+	}
+	g->n_edges = (uint32_t)(m + k);
+	count_kinds(g);
+	free(aux);
+	return 0;
+nomem:
+	free(aux);
+	return -ENOMEM;
+}

@@ -9,6 +9,8 @@
 
 #include "actors.h"
 #include "codec.h"
+#include "critical.h"
+#include "patterns.h"
 #include "report.h"
 #include "tracefile.h"
 
@@ -152,6 +154,13 @@ int report_json(const struct analysis *a, FILE *f)
 	}
 	/* Stages add their sections here: actors + upstream_actor, patterns, critical. */
 	actors__json(a->actors, a->tl, w);
+	if (a->trace)
+		patterns__json(a->patterns, w);
+	jsonw_name(w, "critical");
+	if (a->critical)
+		critical__json(a->critical, a, w);
+	else
+		jsonw_null(w);
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 	return ferror(f) ? -1 : 0;

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "actors.h"
+#include "critical.h"
 #include "parse.h"
+#include "patterns.h"
 #include "report.h"
 #include "tracefile.h"
 
@@ -100,5 +102,8 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 	/* Stages add their sections here: actors and breaks, critical paths, patterns. */
 	if (a->tl)
 		actors__print(a->actors, a->tl, f, st);
+	if (a->critical)
+		critical__print(a->critical, a, f, st);
+	patterns__print(a->patterns, f, st);
 	return ferror(f) ? -1 : 0;
 }

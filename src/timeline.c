@@ -555,8 +555,8 @@ static int group_by_thread(void *arr, size_t n, size_t elem, size_t nthreads,
 
 		memcpy(tmp + pos[thread_of(it)]++ * elem, it, elem);
 	}
-	if (n)	/* arr is NULL when there is nothing (no runs): memcpy must not see it */
-		memcpy(arr, tmp, n * elem);
+	if (n)
+		memcpy(arr, tmp, n * elem);	/* arr is NULL for a trace without any */
 	free(tmp);
 	free(pos);
 	return 0;

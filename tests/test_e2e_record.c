@@ -242,12 +242,13 @@ static uint64_t last_wakeup(uint32_t th, uint64_t ts)
 /*
  * On-CPU time per thread against /proc/<pid>/task/<tid>/schedstat (read by
  * the workload while its threads sleep):
- *  - the kernel's accounting recorded at each switch-out equals schedstat;
- *  - the run intervals (switch to switch) agree within 1 % for threads with
- *    real CPU time (>= 10 ms);
- *  - for every thread, intervals differ from schedstat by at most 1 % plus
- *    the time between its wakeups and its switch-ins: when a wakeup
- *    preempts, the kernel starts charging the woken task at the wakeup.
+ *  - the kernel's accounting recorded at each switch-out equals schedstat
+ *    exactly;
+ *  - the run intervals (switch to switch) differ from schedstat by at most
+ *    1 % plus the time between the thread's wakeups and its switch-ins:
+ *    when a wakeup preempts, the kernel starts charging the woken task at
+ *    the wakeup, not at the switch. On a quiet machine that term is small
+ *    and the spinners agree within 0.3 %; under load it grows.
  */
 Test(e2e_record, run_time_matches_schedstat)
 {
@@ -278,9 +279,6 @@ Test(e2e_record, run_time_matches_schedstat)
 			sum / 1e6, 100.0 * diff / wl.th[i].run_ns, latency / 1e6);
 		cr_expect_eq(last_rt, wl.th[i].run_ns, "%s: recorded accounting %llu vs schedstat %llu",
 			     wl.th[i].name, (unsigned long long)last_rt, (unsigned long long)wl.th[i].run_ns);
-		if (wl.th[i].run_ns >= 10000000)
-			cr_expect(fabs(diff) <= 0.01 * wl.th[i].run_ns, "%s: intervals %llu ns vs schedstat %llu ns",
-				  wl.th[i].name, (unsigned long long)sum, (unsigned long long)wl.th[i].run_ns);
 		cr_expect(fabs(diff) <= 0.01 * wl.th[i].run_ns + latency,
 			  "%s: intervals %llu ns vs schedstat %llu ns, wakeup latency %llu ns", wl.th[i].name,
 			  (unsigned long long)sum, (unsigned long long)wl.th[i].run_ns,
@@ -320,34 +318,59 @@ Test(e2e_record, every_wakeup_between_threads)
 
 /*
  * nanosleep() ends by a timer interrupt: the waker is the timer, not whoever
- * it interrupted. Each of the 30 sleeps of each spinner is one timer
- * wakeup. Threads wake spinners only at the final barriers or on kernel
- * locks (fork() in a threaded process holds the mmap lock): always threads
- * of the workload itself.
+ * it interrupted. Each of the 30 sleeps of each spinner ends with a timer
+ * wakeup, except where the kernel did not report events at all (kernels
+ * that filter tracepoints by the current task hide an interrupt that lands
+ * on a filtered thread; the timeline shows those windows as gaps). Threads
+ * wake spinners only at the final barriers or on kernel locks (fork() in a
+ * threaded process holds the mmap lock): always threads of the workload.
  */
 Test(e2e_record, timer_wakeups_come_from_interrupt_context)
 {
 	for (int s = 0; s < 2; s++) {
 		uint32_t spin = thread_of(tl, wl.th[s].tid);
 		const struct tl_thread *x = &tl->threads[spin];
-		int timer = 0;
+		int sleeps = 0, by_timer = 0, hidden = 0;
 
 		for (size_t k = x->wr0; k < x->wr0 + x->nwr; k++) {
 			const struct tl_wakeup *w = &tl->wk[tl->wk_by_wakee[k]];
 
-			if (w->is_new)
+			if (w->is_new || ((w->flags & QT_WAKE_HARDIRQ) && w->irq == QT_IRQ_TIMER))
 				continue;
-			if ((w->flags & QT_WAKE_HARDIRQ) && w->irq == QT_IRQ_TIMER) {
-				timer++;
-				continue;
-			}
 			fprintf(stderr, "  %s: wakeup at %llu by %s flags %#x irq %#x\n", wl.th[s].name,
 				(unsigned long long)w->ts, timeline__comm_at(tl, w->waker, w->ts), w->flags, w->irq);
 			cr_expect(w->waker != TL_NONE && tl->threads[w->waker].pid == x->pid,
 				  "%s: woken at %llu by something else than the timer or its own threads",
 				  wl.th[s].name, (unsigned long long)w->ts);
 		}
-		cr_expect_eq(timer, 30, "%s: %d of 30 sleeps ended by a timer wakeup", wl.th[s].name, timer);
+		for (size_t k = x->sc0; k < x->sc0 + x->nsc; k++) {
+			const struct tl_syscall *c = &tl->sc[k];
+			bool found = false;
+
+			if (c->nr != SYS_clock_nanosleep && c->nr != SYS_nanosleep)
+				continue;
+			sleeps++;
+			for (size_t j = x->wr0; j < x->wr0 + x->nwr && !found; j++) {
+				const struct tl_wakeup *w = &tl->wk[tl->wk_by_wakee[j]];
+
+				found = (w->flags & QT_WAKE_HARDIRQ) && w->irq == QT_IRQ_TIMER &&
+					w->waking_ts >= c->start && w->waking_ts <= c->end;
+			}
+			if (found) {
+				by_timer++;
+			} else if (timeline__missing(tl, -1, c->start, c->end)) {
+				hidden++;
+			} else {
+				cr_expect(false, "%s: the sleep at %llu ended without a timer wakeup", wl.th[s].name,
+					  (unsigned long long)c->start);
+			}
+		}
+		if (hidden)
+			fprintf(stderr, "  %s: %d of %d sleeps ended while the kernel reported nothing\n",
+				wl.th[s].name, hidden, sleeps);
+		cr_expect_eq(sleeps, 30, "%s: %d sleeps recorded", wl.th[s].name, sleeps);
+		cr_expect_geq(by_timer, 25, "%s: %d of %d sleeps ended by a timer wakeup", wl.th[s].name,
+			      by_timer, sleeps);
 	}
 }
 
@@ -404,6 +427,18 @@ Test(e2e_record, recorder_is_not_recorded)
 
 /* ---- signals ---- */
 
+/* Waits until the recorder has written its header: it records from then on. */
+static void wait_recording(const char *path)
+{
+	struct stat st;
+
+	for (int i = 0; i < 300; i++) {
+		if (stat(path, &st) == 0 && st.st_size > 0)
+			return;
+		usleep(20000);
+	}
+}
+
 static void record_then_signal(int sig, int after_ms, const char *name, struct trace **out, int *status)
 {
 	char qostrace[256];
@@ -419,6 +454,7 @@ static void record_then_signal(int sig, int after_ms, const char *name, struct t
 
 		pid = spawn(argv);
 	}
+	wait_recording(path);
 	usleep(after_ms * 1000);
 	kill(pid, sig);
 	*status = wait_for(pid, 10000);
@@ -438,7 +474,8 @@ Test(e2e_signals, sigint_finishes_the_file, .timeout = 60)
 	cr_assert(t->finished);
 	cr_assert_str_eq(tf_kv_get(&t->end, TF_END_REASON), "interrupted (SIGINT)");
 	cr_assert_gt(t->nsw, 0);
-	cr_assert_gt(t->stop_ns - t->start_ns, 1000000000ull);
+	cr_assert_gt(t->stop_ns - t->start_ns, 1000000000ull, "recorded for %.3f s",
+		     (t->stop_ns - t->start_ns) / 1e9);
 	trace__free(t);
 }
 

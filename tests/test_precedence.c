@@ -514,3 +514,99 @@ Test(precedence, from_edges)
 	cr_assert_eq(prec_graph__from_edges(3, dur, neglag, 1, &g), -EINVAL);
 	cr_assert_eq(prec_graph__from_edges(3, negdur, ok, 3, &g), -EINVAL);
 }
+
+/*
+ * add_edges: the result is the build's edges plus the new ones, with each
+ * target's old edges first and in their old order; a backward edge is
+ * refused and leaves the graph as it was.
+ */
+Test(precedence, add_edges_random)
+{
+	for (unsigned long long seed = 1; seed <= 500; seed++) {
+		unsigned long long s = seed * 0xD1B54A32D192ED03ULL;
+		size_t n = (size_t)tu_rand_range(&s, 2, 50), k = 0;
+		struct prec_task t[50];
+		struct prec_opts o = { .eps_ns = tu_rand_range(&s, 0, 4) };
+		struct prec_edge add[80];
+		uint32_t pos[50], *old_off;
+		struct prec_graph *g;
+		struct ed *before, *after, *want;
+		uint32_t nb;
+
+		random_tasks(&s, t, n, tu_rand_range(&s, 5, 60), tu_rand_range(&s, 0, 6));
+		cr_assert_eq(prec_graph__build(t, n, &o, &g), 0, "seed %llu", seed);
+		for (uint32_t p = 0; p < g->n; p++)
+			pos[g->order[p]] = p;
+		for (int i = 0; i < 80; i++) {
+			uint32_t a = (uint32_t)tu_rand_range(&s, 0, (long long)n - 1);
+			uint32_t b = (uint32_t)tu_rand_range(&s, 0, (long long)n - 1);
+
+			if (i % 7 == 0)
+				add[k++] = (struct prec_edge){ PREC_ROOT, b, tu_rand_range(&s, 0, 9), 3, 7 };
+			else if (pos[a] < pos[b])
+				add[k++] = (struct prec_edge){ a, b, tu_rand_range(&s, 0, 9), 3, (uint8_t)i };
+		}
+		before = edges_of(g);
+		nb = g->n_edges;
+		old_off = malloc((n + 1) * sizeof(*old_off));
+		memcpy(old_off, g->pred_off, (n + 1) * sizeof(*old_off));
+		/* Old edges keep their order at the front of each target's list. */
+		{
+			uint32_t *old_pred = malloc((nb + 1) * sizeof(*old_pred));
+
+			memcpy(old_pred, g->pred, nb * sizeof(*old_pred));
+			cr_assert_eq(prec_graph__add_edges(g, add, k), 0, "seed %llu", seed);
+			for (uint32_t v = 0; v < n; v++)
+				for (uint32_t j = 0; j < old_off[v + 1] - old_off[v]; j++)
+					cr_assert_eq(g->pred[g->pred_off[v] + j], old_pred[old_off[v] + j],
+						     "seed %llu", seed);
+			free(old_pred);
+		}
+		cr_assert_eq(g->n_edges, nb + k, "seed %llu", seed);
+		assert_topological(g);
+		after = edges_of(g);
+		want = malloc((nb + k + 1) * sizeof(*want));
+		memcpy(want, before, nb * sizeof(*want));
+		for (size_t i = 0; i < k; i++)
+			want[nb + i] = (struct ed){ add[i].from, add[i].to, add[i].lag, add[i].kind, add[i].cat };
+		qsort(want, nb + k, sizeof(*want), ed_cmp);
+		for (size_t i = 0; i < nb + k; i++)
+			cr_assert(!ed_cmp(&want[i], &after[i]), "seed %llu: edge %zu", seed, i);
+		/* A backward edge: refused, nothing changes. */
+		if (n >= 2) {
+			struct prec_edge back = { g->order[n - 1], g->order[0], 0, 3, 0 };
+
+			cr_assert_eq(prec_graph__add_edges(g, &back, 1), -EINVAL);
+			cr_assert_eq(g->n_edges, nb + k);
+		}
+		free(before);
+		free(after);
+		free(want);
+		free(old_off);
+		prec_graph__free(g);
+	}
+}
+
+Test(precedence, add_edges_bad_input)
+{
+	const struct prec_task t[] = { { 0, 1 }, { 1, 2 }, { 2, 3 } };
+	struct prec_graph *g;
+	const struct prec_edge self = { 1, 1, 0, 3, 0 }, badid = { 0, 7, 0, 3, 0 };
+	const struct prec_edge neglag = { 0, 2, -1, 3, 0 }, ok = { 0, 2, 1, 3, 5 };
+
+	cr_assert_eq(prec_graph__build(t, 3, NULL, &g), 0);
+	cr_assert_eq(g->n_edges, 2);
+	cr_assert_eq(prec_graph__add_edges(g, &self, 1), -EINVAL);
+	cr_assert_eq(prec_graph__add_edges(g, &badid, 1), -EINVAL);
+	cr_assert_eq(prec_graph__add_edges(g, &neglag, 1), -EINVAL);
+	cr_assert_eq(prec_graph__add_edges(g, NULL, 0), 0);
+	cr_assert_eq(prec_graph__add_edges(g, &ok, 1), 0);
+	cr_assert_eq(g->n_edges, 3);
+	cr_assert_eq(g->pred_off[2], 1);
+	cr_assert_eq(g->pred_off[3], 3);
+	cr_assert_eq(g->pred[1], 1);
+	cr_assert_eq(g->pred[2], 0);
+	cr_assert_eq(g->lag[2], 1);
+	cr_assert_eq(g->cat[2], 5);
+	prec_graph__free(g);
+}

@@ -1,0 +1,1909 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The critical-path stage: task model, reconstruction, Algorithm 1, ranking
+ * of tight edges, and the accounting of paths. See include/critical.h for
+ * the model and the choices; this file follows it section by section.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "actors.h"
+#include "cpa.h"
+#include "critical.h"
+#include "gantt_csv.h"
+#include "precedence.h"
+#include "sort.h"
+
+/* Task flags. */
+#define TF_FIRST 0x01		/* first fragment of its run */
+#define TF_LAST 0x02		/* last fragment of its run */
+#define TF_UNSURE 0x04		/* the run's start was not reported by the kernel */
+#define TF_CUT 0x08		/* the run began before the recording */
+#define TF_WK_KEPT 0x10		/* the hook kept the wakeup edge into it */
+#define TF_PO_KEPT 0x20		/* the hook kept the program-order edge into it */
+#define TF_HAS_PRED 0x40	/* the hook kept some edge into it */
+#define TF_WAKER_RAN 0x80	/* the waker of its wakeup was running at the waking time */
+
+struct span {
+	int64_t a, b;
+};
+
+struct model {
+	const struct timeline *tl;	/* trace input */
+	const struct gantt *gt;		/* Gantt input */
+	bool split;			/* runs split at waking points, wakeups confirm edges */
+	int64_t t0;
+	size_t n;
+	struct prec_task *tasks;	/* [n] absolute, clamped to t0 */
+	uint32_t *src;			/* [n] trace: run index */
+	uint8_t *fl;			/* [n] TF_* */
+	uint32_t *cause;		/* [n] the wakeup that released a FIRST fragment, or CRIT_NONE */
+	uint32_t *wfrom;		/* [n] the waker's task of that wakeup, or CRIT_NONE */
+	uint32_t *wk_task;		/* [nwk] the task a wakeup released, or CRIT_NONE */
+	uint32_t *thr_first;		/* [nthreads + 1] fragments of thread i */
+	uint32_t *run_first;		/* [nruns] first fragment of run r, or CRIT_NONE */
+	uint32_t *cpu_idx;		/* [n] tasks by (CPU, start) */
+	uint32_t *cpu_off;		/* [ncpu + 1] */
+	uint32_t *cpu_hint;		/* [ncpu] where the last search on that CPU ended */
+	uint32_t ncpu;
+	struct span *miss;		/* merged windows of missing data (any CPU) */
+	size_t nmiss;
+	struct crit_edge_stats *st;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void critical_opts_default(struct critical_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->epsilon_ns = -1;
+}
+
+static inline const struct tl_run *run_of(const struct model *m, uint32_t v)
+{
+	return &m->tl->runs[m->src[v]];
+}
+
+static inline uint32_t owner_of(const struct model *m, uint32_t v)
+{
+	return m->tl ? m->tl->runs[m->src[v]].thread : m->gt->actor[v];
+}
+
+/* ---- the task model of a trace ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The waking points of thread th inside its runs: times where it woke
+ * another thread (sorted, into buf; returns how many).
+ */
+static size_t waking_points(const struct timeline *tl, uint32_t th, uint64_t *buf)
+{
+	const struct tl_thread *x = &tl->threads[th];
+	size_t k = 0;
+	bool sorted = true;
+
+	for (size_t i = x->ws0; i < x->ws0 + x->nws; i++) {
+		const struct tl_wakeup *w = &tl->wk[tl->wk_by_waker[i]];
+
+		if (w->waker != th || w->wakee == th)
+			continue;
+		if (k && w->waking_ts < buf[k - 1])
+			sorted = false;
+		buf[k++] = w->waking_ts;
+	}
+	if (!sorted)
+		qsort(buf, k, sizeof(*buf), cmp_u64);
+	return k;
+}
+
+/*
+ * Fragments of every run, thread by thread in time order (two passes: the
+ * first with tasks == NULL counts). Returns the number of fragments.
+ */
+static size_t fragment(struct model *m, uint64_t *pts)
+{
+	const struct timeline *tl = m->tl;
+	size_t n = 0;
+
+	for (uint32_t th = 0; th < tl->nthreads; th++) {
+		const struct tl_thread *x = &tl->threads[th];
+		size_t np = m->split ? waking_points(tl, th, pts) : 0, p = 0;
+
+		if (m->thr_first)
+			m->thr_first[th] = (uint32_t)n;
+		for (size_t r = x->run0; r < x->run0 + x->nrun; r++) {
+			const struct tl_run *run = &tl->runs[r];
+			int64_t s = (int64_t)run->start, e = (int64_t)run->end, last;
+			size_t first = n;
+
+			if (s < m->t0)
+				s = m->t0;
+			if (e < s) {
+				if (m->run_first)
+					m->run_first[r] = CRIT_NONE;
+				continue;
+			}
+			last = s;
+			while (p < np && (int64_t)pts[p] <= s)
+				p++;
+			for (; p < np && (int64_t)pts[p] < e; p++) {
+				if ((int64_t)pts[p] == last)
+					continue;
+				if (m->tasks) {
+					m->tasks[n] = (struct prec_task){ last, (int64_t)pts[p] };
+					m->src[n] = (uint32_t)r;
+					m->fl[n] = 0;
+				}
+				n++;
+				last = (int64_t)pts[p];
+			}
+			if (m->tasks) {
+				uint8_t f = 0;
+
+				m->tasks[n] = (struct prec_task){ last, e };
+				m->src[n] = (uint32_t)r;
+				m->fl[n] = TF_LAST;
+				if (run->flags & TL_RUN_START_UNSURE)
+					f |= TF_UNSURE;
+				if ((run->flags & TL_RUN_START_CUT) || (int64_t)run->start < m->t0)
+					f |= TF_CUT;
+				m->fl[first] |= TF_FIRST | f;
+				m->run_first[r] = (uint32_t)first;
+			}
+			n++;
+		}
+	}
+	if (m->thr_first)
+		m->thr_first[tl->nthreads] = (uint32_t)n;
+	return n;
+}
+
+/*
+ * The wakeup that released each run: the last one the thread received at
+ * or before the run's start and not before its previous run ended. None
+ * after a preemption (still runnable: program order explains the start).
+ */
+static void find_causes(struct model *m)
+{
+	const struct timeline *tl = m->tl;
+
+	for (size_t v = 0; v < m->n; v++)
+		m->cause[v] = CRIT_NONE;
+	for (uint32_t th = 0; th < tl->nthreads; th++) {
+		const struct tl_thread *x = &tl->threads[th];
+		size_t q = x->wr0, qend = x->wr0 + x->nwr;
+		const struct tl_run *prev = NULL;
+
+		for (size_t r = x->run0; r < x->run0 + x->nrun; prev = &tl->runs[r], r++) {
+			const struct tl_run *run = &tl->runs[r];
+			uint32_t best = CRIT_NONE;
+
+			while (q < qend && tl->wk[tl->wk_by_wakee[q]].ts <= run->start) {
+				const struct tl_wakeup *w = &tl->wk[tl->wk_by_wakee[q]];
+
+				if (!prev || w->ts >= prev->end)
+					best = tl->wk_by_wakee[q];
+				q++;
+			}
+			if (prev && prev->end_state == QT_END_PREEMPTED)
+				best = CRIT_NONE;
+			if (m->run_first[r] != CRIT_NONE)
+				m->cause[m->run_first[r]] = best;
+		}
+	}
+}
+
+/*
+ * The task of thread th that contains the waking time w, in (start, end]:
+ * with split runs, the fragment that ends at w. CRIT_NONE if th was not
+ * running then as far as the trace knows.
+ */
+static uint32_t task_at(const struct model *m, uint32_t th, int64_t w)
+{
+	uint32_t lo = m->thr_first[th], hi = m->thr_first[th + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->tasks[mid].end_ns < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->thr_first[th + 1] && m->tasks[lo].start_ns < w)
+		return lo;
+	return CRIT_NONE;
+}
+
+/*
+ * wfrom[v]: the waker's task of the wakeup that released v (the task of
+ * the waker that contains the waking time and ends before v starts), or
+ * CRIT_NONE. Each waker's wakeups and tasks are both in time order, so one
+ * merge per thread finds them all (a binary search where the waking times
+ * go back).
+ */
+static int find_wakers(struct model *m)
+{
+	const struct timeline *tl = m->tl;
+	uint32_t *wk_task = malloc((tl->nwk ? tl->nwk : 1) * sizeof(*wk_task));
+
+	if (!wk_task)
+		return -ENOMEM;
+	m->wk_task = wk_task;
+	for (size_t i = 0; i < tl->nwk; i++)
+		wk_task[i] = CRIT_NONE;
+	for (uint32_t v = 0; v < m->n; v++) {
+		m->wfrom[v] = CRIT_NONE;
+		if (m->cause[v] != CRIT_NONE)
+			wk_task[m->cause[v]] = v;
+	}
+	for (uint32_t th = 0; th < tl->nthreads; th++) {
+		const struct tl_thread *x = &tl->threads[th];
+		uint32_t p = m->thr_first[th], end = m->thr_first[th + 1];
+
+		for (size_t i = x->ws0; i < x->ws0 + x->nws; i++) {
+			uint32_t k = tl->wk_by_waker[i], v = wk_task[k], u;
+			int64_t t = (int64_t)tl->wk[k].waking_ts;
+
+			if (v == CRIT_NONE || tl->wk[k].waker != th)
+				continue;
+			if (p > m->thr_first[th] && m->tasks[p - 1].end_ns >= t) {
+				u = task_at(m, th, t);
+			} else {
+				while (p < end && m->tasks[p].end_ns < t)
+					p++;
+				u = p < end && m->tasks[p].start_ns < t ? p : CRIT_NONE;
+			}
+			if (u != CRIT_NONE)
+				m->fl[v] |= TF_WAKER_RAN;
+			if (u != CRIT_NONE && m->tasks[u].end_ns <= m->tasks[v].start_ns)
+				m->wfrom[v] = u;
+		}
+	}
+	return 0;
+}
+
+/* Tasks by (CPU, start): who held a CPU when. */
+static int index_cpus(struct model *m)
+{
+	const struct timeline *tl = m->tl;
+	struct sort_pair *p;
+	uint32_t ncpu = 0;
+	int err;
+
+	for (size_t v = 0; v < m->n; v++)
+		if (tl->runs[m->src[v]].cpu + 1u > ncpu)
+			ncpu = tl->runs[m->src[v]].cpu + 1u;
+	m->ncpu = ncpu;
+	m->cpu_off = calloc(ncpu + 1, sizeof(*m->cpu_off));
+	m->cpu_hint = calloc(ncpu ? ncpu : 1, sizeof(*m->cpu_hint));
+	m->cpu_idx = malloc((m->n ? m->n : 1) * sizeof(*m->cpu_idx));
+	p = malloc((m->n ? m->n : 1) * sizeof(*p));
+	if (!m->cpu_off || !m->cpu_idx || !m->cpu_hint || !p) {
+		free(p);
+		return -ENOMEM;
+	}
+	for (size_t v = 0; v < m->n; v++) {
+		p[v].key = (uint64_t)(m->tasks[v].start_ns - m->t0);
+		p[v].idx = v;
+		m->cpu_off[tl->runs[m->src[v]].cpu + 1]++;
+	}
+	err = sort_pairs(p, m->n);
+	if (err) {
+		free(p);
+		return err;
+	}
+	for (uint32_t c = 0; c < ncpu; c++)
+		m->cpu_off[c + 1] += m->cpu_off[c];
+	/* A stable distribution by CPU keeps each CPU's tasks in time order. */
+	{
+		uint32_t *fill = malloc((ncpu ? ncpu : 1) * sizeof(*fill));
+
+		if (!fill) {
+			free(p);
+			return -ENOMEM;
+		}
+		memcpy(fill, m->cpu_off, ncpu * sizeof(*fill));
+		for (size_t i = 0; i < m->n; i++) {
+			uint32_t v = (uint32_t)p[i].idx;
+
+			m->cpu_idx[fill[tl->runs[m->src[v]].cpu]++] = v;
+		}
+		free(fill);
+	}
+	free(p);
+	return 0;
+}
+
+#define CPU_END(i) (m->tasks[m->cpu_idx[i]].end_ns)
+
+/*
+ * The first task on cpu that ends after a (ends grow with starts on one
+ * CPU): a galloping search from where the last one on that CPU ended, since
+ * queries come in bursts close in time.
+ */
+static uint32_t first_ending_after(const struct model *m, uint32_t cpu, int64_t a)
+{
+	uint32_t lo = m->cpu_off[cpu], hi = m->cpu_off[cpu + 1], p = m->cpu_hint[cpu], l, r, step = 1;
+
+	if (p < lo || p > hi)
+		p = lo;
+	if (p < hi && CPU_END(p) <= a) {
+		/* Right of p: double the step until a task ends after a. */
+		l = p + 1;
+		r = l;
+		while (r < hi && CPU_END(r) <= a) {
+			l = r + 1;
+			r = l + step < hi ? l + step : hi;
+			step *= 2;
+		}
+	} else {
+		/* At or left of p. */
+		r = p;
+		l = p;
+		while (l > lo) {
+			uint32_t c = l - lo > step ? l - step : lo;
+
+			if (CPU_END(c) <= a) {
+				l = c + 1;
+				break;
+			}
+			r = c;
+			l = c;
+			step *= 2;
+		}
+	}
+	while (l < r) {
+		uint32_t mid = l + (r - l) / 2;
+
+		if (CPU_END(mid) <= a)
+			l = mid + 1;
+		else
+			r = mid;
+	}
+	m->cpu_hint[cpu] = l;
+	return l;
+}
+
+/*
+ * Calls fn for each stretch of [a, b) (absolute) in which a thread other
+ * than th ran on cpu. Returns the total.
+ */
+typedef void (*held_fn)(void *ctx, uint32_t thread, int64_t ns);
+
+static int64_t held_on_cpu(const struct model *m, uint32_t cpu, uint32_t th, int64_t a, int64_t b,
+			   held_fn fn, void *ctx)
+{
+	uint32_t lo;
+	int64_t total = 0;
+
+	if (!m->cpu_idx || cpu >= m->ncpu || b <= a)
+		return 0;
+	lo = first_ending_after(m, cpu, a);
+	for (uint32_t i = lo; i < m->cpu_off[cpu + 1]; i++) {
+		uint32_t u = m->cpu_idx[i];
+		int64_t s = m->tasks[u].start_ns, e = m->tasks[u].end_ns;
+		uint32_t ow;
+
+		if (s >= b)
+			break;
+		ow = owner_of(m, u);
+		if (ow == th)
+			continue;
+		s = s > a ? s : a;
+		e = e < b ? e : b;
+		if (e > s) {
+			total += e - s;
+			if (fn)
+				fn(ctx, ow, e - s);
+		}
+	}
+	return total;
+}
+
+static int cmp_span(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/* Missing data on any CPU, as disjoint sorted windows. */
+static int merge_missing(struct model *m)
+{
+	const struct timeline *tl = m->tl;
+	size_t k = 0;
+
+	if (!tl->ngaps)
+		return 0;
+	m->miss = malloc(tl->ngaps * sizeof(*m->miss));
+	if (!m->miss)
+		return -ENOMEM;
+	for (size_t i = 0; i < tl->ngaps; i++)
+		m->miss[i] = (struct span){ (int64_t)tl->gaps[i].start, (int64_t)tl->gaps[i].end };
+	qsort(m->miss, tl->ngaps, sizeof(*m->miss), cmp_span);
+	for (size_t i = 0; i < tl->ngaps; i++) {
+		if (k && m->miss[i].a <= m->miss[k - 1].b) {
+			if (m->miss[i].b > m->miss[k - 1].b)
+				m->miss[k - 1].b = m->miss[i].b;
+		} else {
+			m->miss[k++] = m->miss[i];
+		}
+	}
+	m->nmiss = k;
+	return 0;
+}
+
+/* Does [a, b] meet missing data? */
+static bool missing(const struct model *m, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = m->nmiss;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->miss[mid].b <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nmiss && m->miss[lo].a <= b;
+}
+
+static void model_free(struct model *m)
+{
+	free(m->tasks);
+	free(m->src);
+	free(m->fl);
+	free(m->cause);
+	free(m->wfrom);
+	free(m->wk_task);
+	free(m->thr_first);
+	free(m->run_first);
+	free(m->cpu_idx);
+	free(m->cpu_off);
+	free(m->cpu_hint);
+	free(m->miss);
+}
+
+static int model_build(struct model *m)
+{
+	const struct timeline *tl = m->tl;
+	uint64_t *pts = NULL;
+	size_t maxws = 1;
+	int err = -ENOMEM;
+
+	for (uint32_t th = 0; th < tl->nthreads; th++)
+		if (tl->threads[th].nws > maxws)
+			maxws = tl->threads[th].nws;
+	pts = malloc(maxws * sizeof(*pts));
+	if (!pts)
+		return -ENOMEM;
+	m->n = fragment(m, pts);
+	if (m->n > PREC_MAX_TASKS) {
+		free(pts);
+		return -E2BIG;
+	}
+	m->tasks = malloc((m->n ? m->n : 1) * sizeof(*m->tasks));
+	m->src = malloc((m->n ? m->n : 1) * sizeof(*m->src));
+	m->fl = malloc(m->n ? m->n : 1);
+	m->cause = malloc((m->n ? m->n : 1) * sizeof(*m->cause));
+	m->wfrom = malloc((m->n ? m->n : 1) * sizeof(*m->wfrom));
+	m->thr_first = malloc((tl->nthreads + 1) * sizeof(*m->thr_first));
+	m->run_first = malloc((tl->nruns ? tl->nruns : 1) * sizeof(*m->run_first));
+	if (!m->tasks || !m->src || !m->fl || !m->cause || !m->wfrom || !m->thr_first || !m->run_first)
+		goto out;
+	fragment(m, pts);
+	find_causes(m);
+	err = find_wakers(m);
+	if (!err)
+		err = index_cpus(m);
+	if (!err)
+		err = merge_missing(m);
+out:
+	free(pts);
+	return err;
+}
+
+/* ---- the hook: what each proposal of Algorithm 4 is ---- */
+
+static inline bool confirmed(const struct model *m, uint32_t u, uint32_t v)
+{
+	return m->wfrom[v] == u;
+}
+
+static int trace_hook(void *ctx, uint32_t u, uint32_t v, int64_t gap, enum prec_edge_kind kind,
+		      uint8_t *cat)
+{
+	struct model *m = ctx;
+	struct crit_edge_stats *st = m->st;
+	uint32_t tu, tv;
+
+	(void)kind;
+	if (u == PREC_ROOT)
+		return 0;	/* releases are decided by what the trace says */
+	tu = owner_of(m, u);
+	tv = owner_of(m, v);
+	if (tu == tv) {
+		if (v != u + 1) {
+			st->redundant++;
+			return 0;
+		}
+		if (!(m->fl[u] & TF_LAST))
+			*cat = CRIT_CAT_CONT;
+		else if (run_of(m, u)->end_state == QT_END_PREEMPTED)
+			*cat = CRIT_CAT_PREEMPT;
+		else
+			*cat = CRIT_CAT_BLOCKED;
+		st->same_thread++;
+		m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
+		return 1;
+	}
+	if (m->split && confirmed(m, u, v)) {
+		st->cross++;
+		st->confirmed++;
+		*cat = CRIT_CAT_WAKEUP;
+		m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
+		return 1;
+	}
+	if (gap == 0 && run_of(m, u)->cpu == run_of(m, v)->cpu && (m->fl[u] & TF_LAST) &&
+	    (m->fl[v] & TF_FIRST) && !(m->fl[v] & TF_UNSURE)) {
+		st->resource++;
+		*cat = CRIT_CAT_RESOURCE;
+		m->fl[v] |= TF_HAS_PRED;
+		return 1;
+	}
+	st->cross++;
+	if (m->nmiss && missing(m, m->tasks[u].end_ns, m->tasks[v].start_ns)) {
+		st->missing_data++;
+		return 0;
+	}
+	if (!m->split) {
+		st->unchecked++;
+		*cat = CRIT_CAT_GAP;
+		m->fl[v] |= TF_HAS_PRED;
+		return 1;
+	}
+	st->rejected++;
+	return 0;
+}
+
+/* ---- eps ---- */
+
+/*
+ * Theorem 2's evidence: the largest gap of a wakeup-backed precedence that
+ * no visible task fills (the CPU the wakee was woken on held by nobody
+ * else). -1 if none.
+ */
+static int64_t invisible_gap_max(const struct model *m)
+{
+	int64_t best = -1;
+
+	/* In time order, so that the searches on each CPU move forward. */
+	for (size_t k = 0; k < m->tl->nwk; k++) {
+		const struct tl_wakeup *w = &m->tl->wk[k];
+		uint32_t v = m->wk_task[k];
+		int64_t a, b, x;
+
+		/* Whole runs (timing-only): the waker's run may end after v starts. */
+		if (v == CRIT_NONE || m->cause[v] != k || !(m->fl[v] & TF_WAKER_RAN))
+			continue;
+		a = (int64_t)w->waking_ts;
+		b = m->tasks[v].start_ns;
+		/* Where data is missing, who held the CPU is not known. */
+		if (b < a || (m->nmiss && missing(m, a, b)))
+			continue;
+		x = (b - a) - held_on_cpu(m, w->target_cpu, owner_of(m, v), a, b, NULL, NULL);
+		if (x > best)
+			best = x;
+	}
+	return best;
+}
+
+/* ---- ranking the tight edges ---- */
+
+static int cat_rank(uint8_t cat)
+{
+	switch (cat) {
+	case CRIT_CAT_CONT:
+	case CRIT_CAT_PREEMPT:
+		return 7;
+	case CRIT_CAT_WAKEUP:
+		return 6;
+	case CRIT_CAT_REL_HARDIRQ:
+	case CRIT_CAT_REL_SOFTIRQ:
+	case CRIT_CAT_REL_KERNEL:
+	case CRIT_CAT_REL_WAKER:
+		return 5;
+	case CRIT_CAT_GAP:
+	case CRIT_CAT_NONE:
+	case CRIT_CAT_INIT:
+		return 4;
+	case CRIT_CAT_BLOCKED:
+		return 3;
+	case CRIT_CAT_RESOURCE:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+/* The binding edge of every task among its tight edges, by rank (critical.h). */
+static int rank_bind(const struct prec_graph *g, const struct cpa *c, uint32_t **out)
+{
+	uint32_t *bind = malloc((g->n ? g->n : 1) * sizeof(*bind));
+
+	if (!bind)
+		return -ENOMEM;
+	for (uint32_t v = 0; v < g->n; v++) {
+		uint32_t b = CRIT_NONE;
+		int br = 0;
+
+		for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
+			uint32_t u = g->pred[e];
+			int64_t ready = (u == PREC_ROOT ? 0 : c->est[u] + g->dur[u]) + g->lag[e];
+			int r;
+
+			if (ready != c->est[v])
+				continue;
+			r = cat_rank(g->cat[e]);
+			if (b == CRIT_NONE || r > br ||
+			    (r == br && (g->lag[e] < g->lag[b] ||
+					 (g->lag[e] == g->lag[b] && g->pred[e] < g->pred[b])))) {
+				b = e;
+				br = r;
+			}
+		}
+		bind[v] = b;
+	}
+	*out = bind;
+	return 0;
+}
+
+/* ---- accounting ---- */
+
+struct acc {
+	int64_t *run, *held;		/* [nowners] */
+	uint8_t *mark;
+	uint32_t *touched;
+	size_t ntouched;
+	struct crit_share *cats;
+	size_t ncats, capcats;
+	int err;
+};
+
+static int acc_init(struct acc *a, size_t nowners)
+{
+	size_t k = nowners ? nowners : 1;
+
+	memset(a, 0, sizeof(*a));
+	a->run = calloc(k, sizeof(*a->run));
+	a->held = calloc(k, sizeof(*a->held));
+	a->mark = calloc(k, 1);
+	a->touched = malloc(k * sizeof(*a->touched));
+	if (!a->run || !a->held || !a->mark || !a->touched)
+		return -ENOMEM;
+	return 0;
+}
+
+static void acc_free(struct acc *a)
+{
+	free(a->run);
+	free(a->held);
+	free(a->mark);
+	free(a->touched);
+	free(a->cats);
+}
+
+static inline void acc_touch(struct acc *a, uint32_t ow)
+{
+	if (!a->mark[ow]) {
+		a->mark[ow] = 1;
+		a->touched[a->ntouched++] = ow;
+	}
+}
+
+static void acc_run(struct acc *a, uint32_t ow, int64_t ns)
+{
+	acc_touch(a, ow);
+	a->run[ow] += ns;
+}
+
+static void acc_held(void *ctx, uint32_t ow, int64_t ns)
+{
+	struct acc *a = ctx;
+
+	acc_touch(a, ow);
+	a->held[ow] += ns;
+}
+
+static void acc_cat(struct acc *a, uint8_t cat, uint16_t sub, int64_t ns)
+{
+	for (size_t i = 0; i < a->ncats; i++) {
+		if (a->cats[i].cat == cat && a->cats[i].sub == sub) {
+			a->cats[i].ns += ns;
+			return;
+		}
+	}
+	if (a->ncats == a->capcats) {
+		size_t cap = a->capcats ? a->capcats * 2 : 16;
+		struct crit_share *p = realloc(a->cats, cap * sizeof(*p));
+
+		if (!p) {
+			a->err = -ENOMEM;
+			return;
+		}
+		a->cats = p;
+		a->capcats = cap;
+	}
+	a->cats[a->ncats++] = (struct crit_share){ .thread = CRIT_NONE, .cat = cat, .sub = sub, .ns = ns };
+}
+
+static int cmp_share(const void *x, const void *y)
+{
+	const struct crit_share *a = x, *b = y;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->cat != b->cat)
+		return a->cat < b->cat ? -1 : 1;
+	return (a->sub > b->sub) - (a->sub < b->sub);
+}
+
+/* The rows so far, most time first (rows of zero time left out); resets. */
+static int acc_take(struct acc *a, struct crit_share **out, size_t *nout)
+{
+	size_t n = 0, k = a->ntouched + a->ncats;
+	struct crit_share *s = malloc((k ? k : 1) * sizeof(*s));
+
+	if (!s || a->err) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->ntouched; i++) {
+		uint32_t ow = a->touched[i];
+
+		if (a->run[ow] + a->held[ow] > 0)
+			s[n++] = (struct crit_share){ .thread = ow, .ns = a->run[ow] + a->held[ow],
+						      .run_ns = a->run[ow], .held_ns = a->held[ow] };
+		a->run[ow] = a->held[ow] = 0;
+		a->mark[ow] = 0;
+	}
+	for (size_t i = 0; i < a->ncats; i++)
+		if (a->cats[i].ns > 0)
+			s[n++] = a->cats[i];
+	a->ntouched = 0;
+	a->ncats = 0;
+	qsort(s, n, sizeof(*s), cmp_share);
+	*out = s;
+	*nout = n;
+	return 0;
+}
+
+struct segbuf {
+	struct crit_seg *v;
+	size_t n, cap, limit, total;
+	int err;
+};
+
+/* Segments arrive last first; only the latest `limit` are kept. */
+static void seg_push(struct segbuf *sb, struct crit_seg s)
+{
+	if (!sb)
+		return;
+	sb->total++;
+	if (sb->n > 0) {
+		struct crit_seg *p = &sb->v[sb->n - 1];
+
+		/* Merge with the later neighbour when it continues this one. */
+		if (p->kind == s.kind && p->start_ns == s.end_ns && p->thread == s.thread &&
+		    (s.kind == CRIT_SEG_RUN || (p->cat == s.cat && p->sub == s.sub &&
+						p->holder == s.holder && p->cpu == s.cpu))) {
+			p->start_ns = s.start_ns;
+			p->holder_ns += s.holder_ns;
+			p->held_ns += s.held_ns;
+			sb->total--;
+			return;
+		}
+	}
+	if (sb->n >= sb->limit)
+		return;
+	if (sb->n == sb->cap) {
+		size_t cap = sb->cap ? sb->cap * 2 : 16;
+		struct crit_seg *p = realloc(sb->v, cap * sizeof(*p));
+
+		if (!p) {
+			sb->err = -ENOMEM;
+			return;
+		}
+		sb->v = p;
+		sb->cap = cap;
+	}
+	sb->v[sb->n++] = s;
+}
+
+struct walker {
+	const struct model *m;
+	const struct prec_graph *g;
+	const int64_t *est;
+	const uint32_t *bind;
+};
+
+struct top_holder {
+	struct acc *acc;
+	uint32_t top;
+	int64_t top_ns;
+	uint32_t last;
+	int64_t last_ns;
+};
+
+static void holder_cb(void *ctx, uint32_t ow, int64_t ns)
+{
+	struct top_holder *h = ctx;
+
+	acc_held(h->acc, ow, ns);
+	/* Consecutive stretches of one holder add up. */
+	if (ow == h->last)
+		h->last_ns += ns;
+	else {
+		h->last = ow;
+		h->last_ns = ns;
+	}
+	if (h->last_ns > h->top_ns) {
+		h->top = ow;
+		h->top_ns = h->last_ns;
+	}
+}
+
+/*
+ * The wait [a, b) (relative) of task v, runnable on `cpu` (CRIT_NONE: not
+ * waiting for a CPU): the time other threads held that CPU goes to them,
+ * the rest to cat.
+ */
+static void account_wait(const struct walker *w, struct acc *acc, struct segbuf *sb, uint32_t v,
+			 int64_t a, int64_t b, uint8_t cat, uint16_t sub, uint32_t cpu)
+{
+	const struct model *m = w->m;
+	struct top_holder h = { .acc = acc, .top = CRIT_NONE, .last = CRIT_NONE };
+	int64_t held = 0;
+
+	if (b <= a)
+		return;
+	if (cpu != CRIT_NONE && m->cpu_idx)
+		held = held_on_cpu(m, cpu, owner_of(m, v), a + m->t0, b + m->t0, holder_cb, &h);
+	if (b - a - held > 0)
+		acc_cat(acc, cat, sub, b - a - held);
+	seg_push(sb, (struct crit_seg){ .start_ns = a + m->t0, .end_ns = b + m->t0, .thread = owner_of(m, v),
+					.holder = h.top, .holder_ns = h.top_ns, .held_ns = held,
+					.cpu = cpu == CRIT_NONE ? UINT16_MAX : (uint16_t)cpu,
+					.kind = CRIT_SEG_WAIT, .cat = cat, .sub = sub });
+}
+
+static void account_release(const struct walker *w, struct acc *acc, struct segbuf *sb, uint32_t v,
+			    uint8_t cat, int64_t horizon)
+{
+	const struct model *m = w->m;
+	int64_t s = w->est[v], r = s;
+	uint16_t sub = 0;
+
+	if (m->tl && m->cause[v] != CRIT_NONE &&
+	    (cat == CRIT_CAT_REL_HARDIRQ || cat == CRIT_CAT_REL_SOFTIRQ || cat == CRIT_CAT_REL_KERNEL ||
+	     cat == CRIT_CAT_REL_WAKER)) {
+		const struct tl_wakeup *wk = &m->tl->wk[m->cause[v]];
+
+		r = (int64_t)wk->waking_ts - m->t0;
+		if (cat != CRIT_CAT_REL_WAKER && cat != CRIT_CAT_REL_KERNEL)
+			sub = wk->irq;
+		r = r < 0 ? 0 : r > s ? s : r;
+		/* After the release the task was runnable where it was woken: latency. */
+		account_wait(w, acc, sb, v, r > horizon ? r : horizon, s, CRIT_CAT_WAKEUP, 0, wk->target_cpu);
+	}
+	if (r > horizon) {
+		acc_cat(acc, cat, sub, r - horizon);
+		seg_push(sb, (struct crit_seg){ .start_ns = horizon + m->t0, .end_ns = r + m->t0,
+						.thread = owner_of(m, v), .holder = CRIT_NONE,
+						.kind = CRIT_SEG_RELEASE, .cat = cat, .sub = sub });
+	}
+}
+
+/*
+ * The CPU a task waited for on the lag of its binding edge e from u: a
+ * wakee where it was woken, a preempted thread where it was preempted;
+ * CRIT_NONE where the lag is not a wait for a CPU (blocked, control
+ * overhead).
+ */
+static uint32_t wait_cpu(const struct model *m, uint8_t cat, uint32_t u, uint32_t v)
+{
+	if (!m->tl)
+		return CRIT_NONE;
+	if (cat == CRIT_CAT_WAKEUP && m->cause[v] != CRIT_NONE)
+		return m->tl->wk[m->cause[v]].target_cpu;
+	if (cat == CRIT_CAT_PREEMPT)
+		return run_of(m, u)->cpu;
+	return CRIT_NONE;
+}
+
+/*
+ * The path into task v, completing at `end` (relative, within v), back to
+ * `horizon` (relative). Returns the tasks visited inside the window.
+ */
+static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t horizon, struct acc *acc,
+		   struct segbuf *sb)
+{
+	const struct model *m = w->m;
+	const struct prec_graph *g = w->g;
+	size_t ntasks = 0;
+
+	for (;;) {
+		int64_t s = w->est[v], e = s + g->dur[v], a;
+		uint32_t b, u;
+		uint8_t cat;
+
+		if (end < e)
+			e = end;
+		a = s > horizon ? s : horizon;
+		if (e > a) {
+			acc_run(acc, owner_of(m, v), e - a);
+			seg_push(sb, (struct crit_seg){ .start_ns = a + m->t0, .end_ns = e + m->t0,
+							.thread = owner_of(m, v), .holder = CRIT_NONE,
+							.kind = CRIT_SEG_RUN });
+		}
+		ntasks++;
+		if (s <= horizon)
+			break;
+		b = w->bind[v];
+		if (b == CRIT_NONE)
+			break;
+		u = g->pred[b];
+		cat = g->cat[b];
+		if (u == PREC_ROOT) {
+			if (m->tl)
+				account_release(w, acc, sb, v, cat, horizon);
+			else if (g->lag[b] > 0)
+				account_wait(w, acc, sb, v, s - g->lag[b] > horizon ? s - g->lag[b] : horizon, s,
+					     CRIT_CAT_INIT, 0, CRIT_NONE);
+			break;
+		}
+		if (g->lag[b] > 0)
+			account_wait(w, acc, sb, v, s - g->lag[b] > horizon ? s - g->lag[b] : horizon, s, cat, 0,
+				     wait_cpu(m, cat, u, v));
+		end = w->est[u] + g->dur[u];
+		if (end <= horizon)
+			break;
+		v = u;
+	}
+	return ntasks;
+}
+
+static void reverse_segs(struct segbuf *sb)
+{
+	for (size_t i = 0; i < sb->n / 2; i++) {
+		struct crit_seg t = sb->v[i];
+
+		sb->v[i] = sb->v[sb->n - 1 - i];
+		sb->v[sb->n - 1 - i] = t;
+	}
+}
+
+static int path_into(const struct walker *w, uint32_t v, int64_t end, int64_t horizon, struct acc *acc,
+		     size_t seg_limit, struct crit_path *p)
+{
+	struct segbuf sb = { .limit = seg_limit };
+	int err;
+
+	p->ntasks = walk(w, v, end, horizon, acc, &sb);
+	p->start_ns = horizon + w->m->t0;
+	p->end_ns = end + w->m->t0;
+	err = sb.err ? sb.err : acc_take(acc, &p->share, &p->nshare);
+	reverse_segs(&sb);
+	p->seg = sb.v;
+	p->nseg = sb.n;
+	p->nseg_total = sb.total;
+	return err;
+}
+
+static void path_free(struct crit_path *p)
+{
+	free(p->share);
+	free(p->seg);
+}
+
+void critical__free(struct critical_result *r)
+{
+	if (!r)
+		return;
+	path_free(&r->whole);
+	for (size_t i = 0; i < r->nactors; i++)
+		free(r->actors[i].share);
+	free(r->actors);
+	for (size_t i = 0; i < r->nbreaks; i++)
+		path_free(&r->breaks[i].path);
+	free(r->breaks);
+	free(r->est);
+	free(r->lst);
+	free(r->critical);
+	for (size_t i = 0; i < r->npaths_listed; i++)
+		free(r->paths[i]);
+	free(r->paths);
+	free(r->path_len);
+	free(r->common);
+	free(r->common_joined);
+	free(r->mismatch);
+	free(r);
+}
+
+/* ---- per actor and per break (trace) ---- */
+
+/* The task where invocation k of actor a completes, and when (relative). */
+static uint32_t completion(const struct model *m, const struct actor *a, size_t k, int64_t *end)
+{
+	const struct actor_invocation *inv = &a->inv[k];
+	uint32_t v;
+	int64_t t;
+
+	if (a->kind == ACTOR_THREAD) {
+		if (inv->last >= m->tl->nruns || m->run_first[inv->last] == CRIT_NONE)
+			return CRIT_NONE;
+		v = m->run_first[inv->last];
+		while (v + 1 < m->n && m->src[v + 1] == inv->last)
+			v++;
+		t = inv->end_ns < m->tasks[v].end_ns ? inv->end_ns : m->tasks[v].end_ns;
+	} else {
+		const struct tl_syscall *sc;
+
+		if (inv->last >= m->tl->nsc)
+			return CRIT_NONE;
+		sc = &m->tl->sc[inv->last];
+		t = (int64_t)sc->end;
+		v = task_at(m, sc->thread, t);
+		if (v == CRIT_NONE) {
+			/* Ended while not running as the trace saw it: the last task before. */
+			uint32_t lo = m->thr_first[sc->thread], hi = m->thr_first[sc->thread + 1];
+
+			while (lo < hi && m->tasks[hi - 1].end_ns > t)
+				hi--;
+			if (hi == lo)
+				return CRIT_NONE;
+			v = hi - 1;
+			t = m->tasks[v].end_ns;
+		}
+	}
+	*end = t - m->t0;
+	return v;
+}
+
+static int cmp_break(const void *x, const void *y)
+{
+	const struct crit_break *a = x, *b = y;
+
+	if (a->lateness_ns != b->lateness_ns)
+		return a->lateness_ns > b->lateness_ns ? -1 : 1;
+	if (a->actor != b->actor)
+		return a->actor < b->actor ? -1 : 1;
+	return (a->brk > b->brk) - (a->brk < b->brk);
+}
+
+/* The row of a break's path that exceeds its mean in the reference windows the most. */
+static void find_culprit(struct crit_break *b, const struct crit_share *ref, size_t nref, size_t nwin)
+{
+	b->excess_ns = INT64_MIN;
+	for (size_t i = 0; i < b->path.nshare; i++) {
+		const struct crit_share *r = &b->path.share[i];
+		int64_t mean = 0, x;
+
+		for (size_t j = 0; j < nref; j++) {
+			const struct crit_share *q = &ref[j];
+
+			if (q->thread == r->thread && (r->thread != CRIT_NONE ||
+						       (q->cat == r->cat && q->sub == r->sub))) {
+				mean = nwin ? q->ns / (int64_t)nwin : 0;
+				break;
+			}
+		}
+		x = r->ns - mean;
+		/*
+		 * A release is when the chain began, not a delay on it: a late
+		 * one says the input came late (look upstream), kept apart.
+		 */
+		if (r->thread == CRIT_NONE && r->cat >= CRIT_CAT_REL_HARDIRQ) {
+			if (x > b->release_excess_ns) {
+				b->release_excess_ns = x;
+				b->release = *r;
+			}
+			continue;
+		}
+		if (x > b->excess_ns) {
+			b->excess_ns = x;
+			b->culprit = *r;
+		}
+	}
+	if (b->excess_ns == INT64_MIN) {
+		b->excess_ns = 0;
+		b->culprit = (struct crit_share){ .thread = CRIT_NONE };
+	}
+}
+
+/*
+ * The windows of the per-actor accounting partition the time: invocation
+ * k from the completion of k - 1. A break is about a late start, so its
+ * path is accounted from the start of the invocation before it; the
+ * culprit is then measured against the same windows of every invocation
+ * (from the start of the one before to its completion), so that what a
+ * normal period holds (a timer, the actor's own work) cancels out.
+ */
+static int account_actor_breaks(struct critical_result *res, const struct walker *w, const struct actor *a,
+				size_t ai, struct acc *acc)
+{
+	const struct model *m = w->m;
+	struct crit_share *ref = NULL;
+	size_t nref = 0, nwin = 0;
+	int err;
+
+	for (size_t k = 1; k < a->ninv; k++) {
+		int64_t end, h = a->inv[k - 1].start_ns - m->t0;
+		uint32_t v = completion(m, a, k, &end);
+
+		if (v == CRIT_NONE || end <= h || h < 0)
+			continue;
+		walk(w, v, end, h, acc, NULL);
+		nwin++;
+	}
+	err = acc_take(acc, &ref, &nref);
+	for (size_t k = 0; k < a->nbreaks && !err; k++) {
+		const struct actor_break *ab = &a->breaks[k];
+		struct crit_break *b = &res->breaks[res->nbreaks];
+		int64_t end, h = ab->start_ns - m->t0;
+		uint32_t v;
+
+		if (ab->late >= a->ninv)
+			continue;
+		v = completion(m, a, ab->late, &end);
+		if (h < 0)
+			h = 0;
+		if (v == CRIT_NONE || end <= h)
+			continue;
+		b->actor = ai;
+		b->brk = k;
+		b->lateness_ns = ab->lateness_ns;
+		err = path_into(w, v, end, h, acc, CRIT_MAX_SEGS, &b->path);
+		res->nbreaks++;
+		if (!err)
+			find_culprit(b, ref, nref, nwin);
+	}
+	free(ref);
+	return err;
+}
+
+static int account_actors(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
+			  struct acc *acc)
+{
+	const struct model *m = w->m;
+	size_t nb = 0;
+	int err;
+
+	res->actors = calloc(ar->n ? ar->n : 1, sizeof(*res->actors));
+	if (!res->actors)
+		return -ENOMEM;
+	for (size_t i = 0; i < ar->n; i++)
+		nb += ar->v[i].nbreaks;
+	res->breaks = calloc(nb ? nb : 1, sizeof(*res->breaks));
+	if (!res->breaks)
+		return -ENOMEM;
+	for (size_t i = 0; i < ar->n; i++) {
+		const struct actor *a = &ar->v[i];
+		struct crit_actor *ca = &res->actors[res->nactors];
+		int64_t horizon = 0;
+
+		ca->actor = i;
+		ca->thread = a->thread;
+		for (size_t k = 0; k < a->ninv; k++) {
+			int64_t end;
+			uint32_t v = completion(m, a, k, &end);
+
+			if (v == CRIT_NONE || end <= horizon)
+				continue;
+			walk(w, v, end, horizon, acc, NULL);
+			ca->ninv++;
+			ca->total_ns = end;
+			horizon = end;
+		}
+		err = acc_take(acc, &ca->share, &ca->nshare);
+		if (err)
+			return err;
+		res->nactors++;
+		if (a->nbreaks && (err = account_actor_breaks(res, w, a, i, acc)))
+			return err;
+	}
+	qsort(res->breaks, res->nbreaks, sizeof(*res->breaks), cmp_break);
+	return 0;
+}
+
+/* ---- the stage over a trace ---- */
+
+/* Edges to add after the build, in a growing array. */
+struct elist {
+	struct prec_edge *v;
+	size_t n, cap;
+};
+
+static int el_push(struct elist *el, struct prec_edge e)
+{
+	if (el->n == el->cap) {
+		size_t cap = el->cap ? el->cap * 2 : 1024;
+		struct prec_edge *p = realloc(el->v, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		el->v = p;
+		el->cap = cap;
+	}
+	el->v[el->n++] = e;
+	return 0;
+}
+
+struct heap_ent {
+	int64_t end;
+	uint32_t cpu, pos;
+};
+
+static void heap_down(struct heap_ent *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct heap_ent t;
+
+		if (l < n && h[l].end < h[m].end)
+			m = l;
+		if (r < n && h[r].end < h[m].end)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* All tasks by end: a merge of the CPUs' lists, each already in end order. */
+static int merge_by_end(const struct model *m, uint32_t **out)
+{
+	uint32_t *byend = malloc((m->n ? m->n : 1) * sizeof(*byend));
+	struct heap_ent *h = malloc((m->ncpu ? m->ncpu : 1) * sizeof(*h));
+	size_t nh = 0, k = 0;
+
+	if (!byend || !h) {
+		free(byend);
+		free(h);
+		return -ENOMEM;
+	}
+	for (uint32_t c = 0; c < m->ncpu; c++)
+		if (m->cpu_off[c] < m->cpu_off[c + 1])
+			h[nh++] = (struct heap_ent){ CPU_END(m->cpu_off[c]), c, m->cpu_off[c] };
+	for (size_t i = nh; i-- > 0;)
+		heap_down(h, nh, i);
+	while (nh) {
+		struct heap_ent *t = &h[0];
+
+		byend[k++] = m->cpu_idx[t->pos];
+		if (++t->pos < m->cpu_off[t->cpu + 1]) {
+			t->end = CPU_END(t->pos);
+		} else {
+			h[0] = h[--nh];
+		}
+		heap_down(h, nh, 0);
+	}
+	free(h);
+	*out = byend;
+	return 0;
+}
+
+/*
+ * With wakeups, the graph is built with eps = 0 (the exact hand-overs and
+ * program order), and what Algorithm 4 proposes within (0, eps] is judged
+ * here, pair by pair as the hook would, without edge memory for the
+ * proposals: every cross-thread one is counted as confirmed by a wakeup (its
+ * edge added) or rejected; program order within eps is added. The graph is
+ * the one a build with eps and the hook gives, at a fraction of its peak
+ * memory (the build sizes edge memory by proposals before any is judged).
+ */
+static int scan_eps(struct model *m, const struct prec_graph *g, int64_t eps, struct elist *el)
+{
+	struct crit_edge_stats *st = m->st;
+	uint32_t *byend = NULL, lo = 0, hi = 0;
+	int err = merge_by_end(m, &byend);
+
+	for (uint32_t p = 0; p < g->n && !err; p++) {
+		uint32_t v = g->order[p];
+		int64_t rs = m->tasks[v].start_ns;
+
+		while (lo < m->n && m->tasks[byend[lo]].end_ns < rs - eps)
+			lo++;
+		if (hi < lo)
+			hi = lo;
+		while (hi < m->n && m->tasks[byend[hi]].end_ns < rs)
+			hi++;
+		for (uint32_t k = lo; k < hi && !err; k++) {
+			uint32_t u = byend[k];
+			int64_t gap = rs - m->tasks[u].end_ns;
+
+			if (u == v || gap <= 0)
+				continue;
+			st->candidates++;
+			if (owner_of(m, u) == owner_of(m, v)) {
+				if (v != u + 1) {
+					st->redundant++;
+					continue;
+				}
+				st->same_thread++;
+				m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
+				err = el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN,
+								      run_of(m, u)->end_state == QT_END_PREEMPTED ?
+								      CRIT_CAT_PREEMPT : CRIT_CAT_BLOCKED });
+				continue;
+			}
+			st->cross++;
+			if (confirmed(m, u, v)) {
+				st->confirmed++;
+				m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
+				err = el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN, CRIT_CAT_WAKEUP });
+			} else if (m->nmiss && missing(m, m->tasks[u].end_ns, rs)) {
+				st->missing_data++;
+			} else {
+				st->rejected++;
+			}
+		}
+	}
+	free(byend);
+	return err;
+}
+
+/* Edges the trace proves beyond eps, and the releases. */
+static int trace_extras(struct model *m, struct elist *el)
+{
+	const struct timeline *tl = m->tl;
+	struct crit_edge_stats *st = m->st;
+	int err = 0;
+
+	for (uint32_t v = 0; v < m->n && !err; v++) {
+		int64_t s = m->tasks[v].start_ns;
+		bool has = m->fl[v] & TF_HAS_PRED;
+		uint8_t rel = 0;
+
+		if (m->split && (m->fl[v] & TF_FIRST)) {
+			const struct tl_wakeup *w = m->cause[v] != CRIT_NONE ? &tl->wk[m->cause[v]] : NULL;
+
+			if (w && w->waker != TL_NONE) {
+				uint32_t u = m->wfrom[v];
+
+				if (u == CRIT_NONE) {
+					rel = CRIT_CAT_REL_WAKER;
+					st->wakeups_unmatched++;
+				} else if (!(m->fl[v] & TF_WK_KEPT)) {
+					/* Beyond eps: gap > eps >= 0, so u is before v in the order. */
+					err = el_push(el, (struct prec_edge){ u, v, s - m->tasks[u].end_ns,
+									      PREC_EDGE_GIVEN, CRIT_CAT_WAKEUP });
+					st->wakeups_beyond++;
+					has = true;
+				}
+			} else if (w) {
+				rel = w->flags & QT_WAKE_HARDIRQ ? CRIT_CAT_REL_HARDIRQ :
+				      w->flags & QT_WAKE_SOFTIRQ ? CRIT_CAT_REL_SOFTIRQ : CRIT_CAT_REL_KERNEL;
+			} else if (v > 0 && owner_of(m, v - 1) == owner_of(m, v) && (m->fl[v - 1] & TF_LAST) &&
+				   run_of(m, v - 1)->end_state == QT_END_PREEMPTED && !(m->fl[v] & TF_PO_KEPT) &&
+				   m->tasks[v - 1].end_ns <= s && m->tasks[v - 1].start_ns < s) {
+				err = el_push(el, (struct prec_edge){ v - 1, v, s - m->tasks[v - 1].end_ns,
+								      PREC_EDGE_GIVEN, CRIT_CAT_PREEMPT });
+				st->preempt_beyond++;
+				has = true;
+			}
+		}
+		/* The first run of a thread without a recorded cause: it lies before the recording. */
+		if (!rel && !has && s > m->t0)
+			rel = v == m->thr_first[owner_of(m, v)] ? CRIT_CAT_REL_START : CRIT_CAT_REL_NONE;
+		if (rel && !err) {
+			err = el_push(el, (struct prec_edge){ PREC_ROOT, v, s - m->t0, PREC_EDGE_GIVEN, rel });
+			st->releases[rel]++;
+		}
+	}
+	return err;
+}
+
+static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, struct prec_graph **out)
+{
+	struct prec_opts po = {
+		.eps_ns = m->split ? 0 : eps,
+		.has_origin = 1,
+		.origin_ns = m->t0,
+		.max_edges = max_edges,
+		.edge_fn = trace_hook,
+		.edge_ctx = m,
+	};
+	struct elist el = { 0 };
+	int err;
+
+	for (size_t v = 0; v < m->n; v++)
+		m->fl[v] &= ~(TF_WK_KEPT | TF_PO_KEPT | TF_HAS_PRED);
+	memset(m->st, 0, sizeof(*m->st));
+	err = prec_graph__build(m->tasks, m->n, &po, out);
+	if (err)
+		return err;
+	m->st->candidates = (*out)->n_candidates;
+	if (m->split && eps > 0)
+		err = scan_eps(m, *out, eps, &el);
+	if (!err)
+		err = trace_extras(m, &el);
+	if (!err)
+		err = prec_graph__add_edges(*out, el.v, el.n);
+	free(el.v);
+	if (err) {
+		prec_graph__free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
+int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
+		      const struct critical_opts *o, struct critical_result **out)
+{
+	struct critical_opts def;
+	struct critical_result *res;
+	struct model m = { .tl = tl };
+	struct prec_graph *g = NULL;
+	struct cpa *c = NULL;
+	uint32_t *bind = NULL;
+	struct acc acc = { 0 };
+	struct walker w;
+	int64_t eps, cap;
+	uint64_t t_start, t_graph, t_cpa;
+	int err;
+
+	*out = NULL;
+	if (!o) {
+		critical_opts_default(&def);
+		o = &def;
+	}
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	res->input = CRIT_INPUT_TRACE;
+	res->whole_last = CRIT_NONE;
+	res->epsilon_evidence_ns = -1;
+	m.st = &res->edges;
+	m.t0 = (int64_t)tl->start;
+	m.split = !o->timing_only && tl->nwk > 0;
+	res->wakeups = m.split;
+	res->origin_ns = m.t0;
+	t_start = now_ns();
+	err = model_build(&m);
+	if (err)
+		goto out;
+	res->ntasks = m.n;
+
+	cap = o->epsilon_cap_ns > 0 ? o->epsilon_cap_ns : CRIT_DEFAULT_EPS_CAP;
+	/* What the wakeups say, also next to a given eps. */
+	if (tl->nwk > 0)
+		res->epsilon_evidence_ns = invisible_gap_max(&m);
+	if (o->epsilon_ns >= 0) {
+		eps = o->epsilon_ns;
+		res->epsilon_source = "given";
+	} else if (res->epsilon_evidence_ns >= 0) {
+		eps = res->epsilon_evidence_ns;
+		res->epsilon_source = "auto";
+		if (eps > cap) {
+			eps = cap;
+			res->epsilon_capped = true;
+		}
+	} else {
+		eps = CRIT_DEFAULT_EPS_TRACE;
+		res->epsilon_source = "default";
+	}
+	/* Halve an automatic eps until the proposals fit the edge budget. */
+	for (;;) {
+		err = build_graph(&m, eps, o->max_edges, &g);
+		if (err != -E2BIG || o->epsilon_ns >= 0 || eps == 0)
+			break;
+		eps /= 2;
+		res->epsilon_capped = true;
+	}
+	if (err)
+		goto out;
+	res->epsilon_ns = eps;
+	res->nedges = g->n_edges;
+	t_graph = now_ns();
+	err = cpa__run(g, &c);
+	if (!err)
+		err = rank_bind(g, c, &bind);
+	if (err)
+		goto out;
+	t_cpa = now_ns();
+	res->makespan_ns = c->makespan;
+	for (uint32_t v = 0; v < m.n; v++)
+		res->ncritical += cpa__critical(c, v);
+	res->unexplained = res->edges.releases[CRIT_CAT_REL_NONE];
+	res->edges.exact = g->n_exact;
+
+	w = (struct walker){ .m = &m, .g = g, .est = c->est, .bind = bind };
+	err = acc_init(&acc, tl->nthreads);
+	if (err)
+		goto out;
+	if (c->last != CPA_NONE) {
+		res->whole_last = c->last;
+		err = path_into(&w, c->last, c->est[c->last] + g->dur[c->last], 0, &acc, 4 * CRIT_MAX_SEGS,
+				&res->whole);
+		if (err)
+			goto out;
+	}
+	if (ar)
+		err = account_actors(res, &w, ar, &acc);
+	res->build_ns = t_graph - t_start;
+	res->cpa_ns = t_cpa - t_graph;
+	res->account_ns = now_ns() - t_cpa;
+out:
+	acc_free(&acc);
+	free(bind);
+	cpa__free(c);
+	prec_graph__free(g);
+	model_free(&m);
+	if (err) {
+		critical__free(res);
+		return err;
+	}
+	*out = res;
+	return 0;
+}
+
+/* ---- the stage over a Gantt chart ---- */
+
+static int gantt_hook(void *ctx, uint32_t u, uint32_t v, int64_t gap, enum prec_edge_kind kind, uint8_t *cat)
+{
+	struct crit_edge_stats *st = ctx;
+
+	(void)u;
+	(void)v;
+	(void)gap;
+	if (kind == PREC_EDGE_INIT) {
+		*cat = CRIT_CAT_INIT;
+		st->releases[CRIT_CAT_INIT]++;
+	} else if (kind == PREC_EDGE_GAP) {
+		*cat = CRIT_CAT_GAP;
+		st->cross++;
+		st->unchecked++;
+	} else {
+		*cat = CRIT_CAT_NONE;
+	}
+	return 1;
+}
+
+static inline bool crit_edge(const struct cpa *c, const struct prec_graph *g, uint32_t v, uint32_t e)
+{
+	return (g->lag[e] > 0 || g->pred[e] != PREC_ROOT) && cpa__edge_float(c, g, v, e) == 0;
+}
+
+/* Starts a critical path (no critical edge from a task into it, at time 0)? */
+static bool path_start(const struct cpa *c, const struct prec_graph *g, uint32_t v)
+{
+	if (c->est[v] != 0 || !cpa__critical(c, v))
+		return false;
+	for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++)
+		if (g->pred[e] != PREC_ROOT && crit_edge(c, g, v, e))
+			return false;
+	return true;
+}
+
+/* Lists the path on the stack (last task first there), if there is room. */
+static int emit_path(struct critical_result *res, const uint32_t *stk, size_t depth)
+{
+	uint32_t *path;
+
+	if (res->npaths_listed >= CRIT_MAX_PATHS)
+		return 0;
+	path = malloc(depth * sizeof(*path));
+	if (!path)
+		return -ENOMEM;
+	for (size_t i = 0; i < depth; i++)
+		path[i] = stk[depth - 1 - i];
+	res->path_len[res->npaths_listed] = depth;
+	res->paths[res->npaths_listed++] = path;
+	return 0;
+}
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/*
+ * Counts the critical paths (maximal ones: from a start at 0 to a task
+ * ending at the makespan with no critical successor) and lists up to
+ * CRIT_MAX_PATHS of them, by a depth-first walk back over critical edges:
+ * every critical task lies on a critical path, so every branch ends in a
+ * path and the walk costs O(paths listed x length).
+ */
+static int gantt_paths(struct critical_result *res, const struct prec_graph *g, const struct cpa *c)
+{
+	uint32_t n = g->n;
+	uint64_t *cnt = calloc(n ? n : 1, sizeof(*cnt));
+	uint8_t *has_succ = calloc(n ? n : 1, 1);
+	uint32_t *stk = malloc((n ? n : 1) * sizeof(*stk)), *cur = malloc((n ? n : 1) * sizeof(*cur));
+	int err = -ENOMEM;
+
+	res->paths = calloc(CRIT_MAX_PATHS, sizeof(*res->paths));
+	res->path_len = calloc(CRIT_MAX_PATHS, sizeof(*res->path_len));
+	if (!cnt || !has_succ || !stk || !cur || !res->paths || !res->path_len)
+		goto out;
+	for (uint32_t p = 0; p < n; p++) {
+		uint32_t v = g->order[p];
+
+		if (!cpa__critical(c, v))
+			continue;
+		cnt[v] = path_start(c, g, v);
+		for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
+			if (!crit_edge(c, g, v, e))
+				continue;
+			if (g->pred[e] == PREC_ROOT) {
+				cnt[v] = sat_add(cnt[v], 1);
+			} else {
+				cnt[v] = sat_add(cnt[v], cnt[g->pred[e]]);
+				has_succ[g->pred[e]] = 1;
+			}
+		}
+	}
+	for (uint32_t p = 0; p < n; p++) {
+		uint32_t end = g->order[p];
+		size_t depth = 1;
+
+		if (!cpa__critical(c, end) || has_succ[end] || c->est[end] + g->dur[end] != c->makespan)
+			continue;
+		res->npaths = sat_add(res->npaths, cnt[end]);
+		/* Depth-first, back from end; a path is complete at a start or a root lag. */
+		stk[0] = end;
+		cur[0] = g->pred_off[end];
+		if (path_start(c, g, end) && emit_path(res, stk, 1))
+			goto out;
+		while (depth && res->npaths_listed < CRIT_MAX_PATHS) {
+			uint32_t v = stk[depth - 1], e = cur[depth - 1], u;
+
+			if (e == g->pred_off[v + 1]) {
+				depth--;
+				continue;
+			}
+			cur[depth - 1]++;
+			if (!crit_edge(c, g, v, e))
+				continue;
+			u = g->pred[e];
+			if (u == PREC_ROOT) {
+				if (emit_path(res, stk, depth))
+					goto out;
+				continue;
+			}
+			stk[depth] = u;
+			cur[depth] = g->pred_off[u];
+			depth++;
+			if (path_start(c, g, u) && emit_path(res, stk, depth))
+				goto out;
+		}
+	}
+	err = 0;
+out:
+	free(cnt);
+	free(has_succ);
+	free(stk);
+	free(cur);
+	return err;
+}
+
+static int cmp_est(const void *x, const void *y, void *ctx)
+{
+	const int64_t *est = ctx;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (est[a] != est[b])
+		return est[a] < est[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+struct gantt_done {
+	uint32_t task;
+	int64_t end;
+};
+
+static int cmp_done(const void *x, const void *y)
+{
+	const struct gantt_done *a = x, *b = y;
+
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->task > b->task) - (a->task < b->task);
+}
+
+/* Per actor of the chart: every task is an invocation; horizons in non-delay time. */
+static int gantt_actors(struct critical_result *res, const struct walker *w, const struct gantt *gt,
+			struct acc *acc)
+{
+	struct gantt_done *d = malloc((gt->n ? gt->n : 1) * sizeof(*d));
+	size_t *first = calloc(gt->n_actors + 1, sizeof(*first));
+	int err = -ENOMEM;
+
+	res->actors = calloc(gt->n_actors ? gt->n_actors : 1, sizeof(*res->actors));
+	if (!d || !first || !res->actors)
+		goto out;
+	for (size_t i = 0; i < gt->n; i++)
+		first[gt->actor[i] + 1]++;
+	for (size_t a = 0; a < gt->n_actors; a++)
+		first[a + 1] += first[a];
+	{
+		size_t *fill = malloc((gt->n_actors ? gt->n_actors : 1) * sizeof(*fill));
+
+		if (!fill)
+			goto out;
+		memcpy(fill, first, gt->n_actors * sizeof(*fill));
+		for (uint32_t i = 0; i < gt->n; i++)
+			d[fill[gt->actor[i]]++] = (struct gantt_done){ i, w->est[i] + w->g->dur[i] };
+		free(fill);
+	}
+	for (size_t a = 0; a < gt->n_actors; a++) {
+		struct crit_actor *ca = &res->actors[res->nactors];
+		int64_t horizon = 0;
+
+		qsort(d + first[a], first[a + 1] - first[a], sizeof(*d), cmp_done);
+		ca->actor = a;
+		ca->thread = (uint32_t)a;
+		for (size_t k = first[a]; k < first[a + 1]; k++) {
+			if (d[k].end <= horizon && k > first[a])
+				continue;
+			walk(w, d[k].task, d[k].end, horizon, acc, NULL);
+			ca->ninv++;
+			ca->total_ns = d[k].end;
+			horizon = d[k].end;
+		}
+		err = acc_take(acc, &ca->share, &ca->nshare);
+		if (err)
+			goto out;
+		res->nactors++;
+	}
+	err = 0;
+out:
+	free(d);
+	free(first);
+	return err;
+}
+
+int critical__analyse_gantt(const struct gantt *gt, const struct critical_opts *o,
+			    struct critical_result **out)
+{
+	struct critical_opts def;
+	struct critical_result *res;
+	struct model m = { .gt = gt };
+	struct prec_graph *g = NULL;
+	struct cpa *c = NULL;
+	struct cpa_hop *hops = NULL;
+	struct acc acc = { 0 };
+	struct walker w;
+	size_t nh = 0;
+	uint64_t t_start, t_graph, t_cpa;
+	int err;
+
+	*out = NULL;
+	if (!o) {
+		critical_opts_default(&def);
+		o = &def;
+	}
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	res->input = CRIT_INPUT_GANTT;
+	res->whole_last = CRIT_NONE;
+	res->epsilon_evidence_ns = -1;
+	res->ntasks = gt->n;
+	if (o->epsilon_ns >= 0) {
+		res->epsilon_ns = o->epsilon_ns;
+		res->epsilon_source = "given";
+	} else {
+		res->epsilon_ns = 0;
+		res->epsilon_source = "default";
+	}
+	t_start = now_ns();
+	{
+		struct prec_opts po = {
+			.eps_ns = res->epsilon_ns,
+			.max_edges = o->max_edges,
+			.edge_fn = gantt_hook,
+			.edge_ctx = &res->edges,
+		};
+
+		err = prec_graph__build(gt->tasks, gt->n, &po, &g);
+	}
+	if (err)
+		goto out;
+	res->edges.candidates = g->n_candidates;
+	res->edges.exact = g->n_exact;
+	res->nedges = g->n_edges;
+	res->origin_ns = g->t0;
+	m.t0 = g->t0;
+	m.n = gt->n;
+	m.tasks = gt->tasks;
+	t_graph = now_ns();
+	err = cpa__run(g, &c);
+	if (err)
+		goto out;
+	t_cpa = now_ns();
+	res->makespan_ns = c->makespan;
+	res->est = malloc((gt->n ? gt->n : 1) * sizeof(*res->est));
+	res->lst = malloc((gt->n ? gt->n : 1) * sizeof(*res->lst));
+	err = -ENOMEM;
+	if (!res->est || !res->lst)
+		goto out;
+	memcpy(res->est, c->est, gt->n * sizeof(*res->est));
+	memcpy(res->lst, c->lst, gt->n * sizeof(*res->lst));
+	for (uint32_t v = 0; v < gt->n; v++)
+		res->ncritical += cpa__critical(c, v);
+	res->critical = malloc((res->ncritical ? res->ncritical : 1) * sizeof(*res->critical));
+	if (!res->critical)
+		goto out;
+	res->ncritical = 0;
+	for (uint32_t v = 0; v < gt->n; v++)
+		if (cpa__critical(c, v))
+			res->critical[res->ncritical++] = v;
+	qsort_r(res->critical, res->ncritical, sizeof(*res->critical), cmp_est, res->est);
+	err = gantt_paths(res, g, c);
+	if (!err)
+		err = cpa__common(c, g, &hops, &nh);
+	if (err)
+		goto out;
+	res->common = malloc((nh ? nh : 1) * sizeof(*res->common));
+	res->common_joined = calloc(nh ? nh : 1, 1);
+	err = -ENOMEM;
+	if (!res->common || !res->common_joined)
+		goto out;
+	for (size_t i = 0; i < nh; i++) {
+		res->common[i] = hops[i].task;
+		res->common_joined[i] = i && hops[i].edge != CPA_NONE && g->pred[hops[i].edge] == hops[i - 1].task;
+	}
+	res->ncommon = nh;
+	err = cpa__start_mismatches(c, g, gt->tasks, gt->n, &res->mismatch, &res->nmismatch);
+	if (err)
+		goto out;
+
+	w = (struct walker){ .m = &m, .g = g, .est = c->est, .bind = c->bind };
+	err = acc_init(&acc, gt->n_actors);
+	if (err)
+		goto out;
+	if (c->last != CPA_NONE) {
+		res->whole_last = c->last;
+		err = path_into(&w, c->last, c->makespan, 0, &acc, SIZE_MAX, &res->whole);
+		if (err)
+			goto out;
+	}
+	err = gantt_actors(res, &w, gt, &acc);
+	res->build_ns = t_graph - t_start;
+	res->cpa_ns = t_cpa - t_graph;
+	res->account_ns = now_ns() - t_cpa;
+out:
+	free(hops);
+	acc_free(&acc);
+	cpa__free(c);
+	prec_graph__free(g);
+	if (err) {
+		critical__free(res);
+		return err;
+	}
+	*out = res;
+	return 0;
+}
