@@ -73,8 +73,11 @@ int codec_encode(struct codec_state *st, const union qt_record *rec, uint8_t *ou
 
 /*
  * Decodes one record from [p, end) into rec (fully initialised, padding
- * zeroed). Returns the bytes consumed, or -EBADMSG if the bytes are not a
- * valid record (truncated varint, unknown type, impossible value).
+ * zeroed). Never reads outside [p, end). Returns the bytes consumed, or
+ * -EBADMSG if the bytes are not a valid record: truncated, a varint longer
+ * than its shortest form or beyond 64 bits, an unknown type, tag bits that
+ * do not apply to the type, a string longer than its field, or a value that
+ * does not fit its field.
  */
 int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 		 union qt_record *rec);

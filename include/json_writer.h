@@ -11,6 +11,10 @@
 
 typedef struct json_writer json_writer_t;
 
+/*
+ * Strings are escaped as JSON requires; bytes that are not UTF-8 become
+ * U+FFFD. Nesting deeper than 63 levels is not supported.
+ */
 json_writer_t *jsonw_new(FILE *f, bool pretty);
 /* Closes open containers, writes a final newline, frees. */
 void jsonw_destroy(json_writer_t **w);

@@ -37,6 +37,8 @@ void threadtab__free(struct threadtab *tt);
 /*
  * Building, in time order: snapshot at the start, then the lifecycle events,
  * then the end snapshot (which only names threads not known otherwise).
+ * A comm is a 16-byte field, NUL-terminated if shorter; at most 15 bytes are
+ * kept.
  */
 int threadtab__snapshot(struct threadtab *tt, const struct tf_thread *t, size_t n, uint64_t ts,
 			bool at_end);

@@ -150,7 +150,10 @@ void timeline__free(struct timeline *tl);
 /* Name of a thread at a moment (it may have changed by exec/prctl). */
 const char *timeline__comm_at(const struct timeline *tl, uint32_t thread, uint64_t ts);
 
-/* Does [start, end) on cpu (or any CPU if cpu < 0) overlap missing data? */
+/*
+ * Does [start, end) on cpu (or any CPU if cpu < 0) overlap missing data?
+ * With end <= start, is the instant start inside missing data?
+ */
 bool timeline__missing(const struct timeline *tl, int cpu, uint64_t start, uint64_t end);
 
 /* The time-ordered stream of everything that happened, for pattern mining. */

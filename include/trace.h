@@ -25,7 +25,7 @@ struct trace {
 	uint64_t start_ns, stop_ns;	/* the recording's span (see trace__load) */
 	int ncpus;
 
-	struct tf_thread *threads_start, *threads_end;
+	struct tf_thread *threads_start, *threads_end;	/* comm NUL-terminated */
 	size_t nthreads_start, nthreads_end;
 	uint64_t threads_start_ts, threads_end_ts;
 
@@ -33,8 +33,8 @@ struct trace {
 	struct qt_wakeup *wk;		/* WAKEUP and WAKEUP_NEW */
 	struct qt_syscall *sc;
 	struct qt_irq *irq;		/* IRQ and SOFTIRQ */
-	struct qt_task *task;		/* FORK, EXEC, RENAME, EXIT */
-	struct qt_irq_name *irqn;
+	struct qt_task *task;		/* FORK, EXEC, RENAME, EXIT; comm NUL-terminated */
+	struct qt_irq_name *irqn;	/* name NUL-terminated */
 	struct qt_lost *lost;
 	size_t nsw, nwk, nsc, nirq, ntask, nirqn, nlost;
 

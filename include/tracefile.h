@@ -128,7 +128,12 @@ struct tf_writer;
  * file is replaced.
  */
 int tf_writer__create(const char *path, bool force, int zlevel, struct tf_writer **out);
-/* Appends one block; compresses the payload when zlevel > 0. */
+/*
+ * Appends one block; compresses the payload when zlevel > 0 and that makes
+ * it smaller (else it is stored). -E2BIG beyond TF_MAX_PAYLOAD. After a
+ * write error the partial block is cut off and every later call returns
+ * that error.
+ */
 int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *payload,
 		      size_t len, uint32_t count, uint64_t base_ts);
 /* fdatasync(): what was appended survives a power loss. */
@@ -154,7 +159,8 @@ struct tf_block {
 /* What was wrong with a file, for messages and the report. */
 struct tf_damage {
 	unsigned int corrupt_blocks;	/* skipped: bad payload CRC or bad zlib data */
-	unsigned int resyncs;		/* corrupt headers skipped by scanning */
+	unsigned int resyncs;		/* corrupt headers skipped by scanning (to the
+					 * next valid header or to the end) */
 	uint64_t bytes_skipped;
 	bool truncated;			/* ended inside a block */
 	off_t truncated_at;

@@ -184,6 +184,11 @@ struct rd {
 	int bad;
 };
 
+/*
+ * put_var() writes the shortest form, so anything else is damage: more than
+ * 10 bytes, bits beyond 64 in the 10th byte (they used to be dropped
+ * silently), or a final zero byte after a continuation (zero padding).
+ */
 static inline uint64_t get_var(struct rd *rd)
 {
 	uint64_t v = 0;
@@ -197,8 +202,11 @@ static inline uint64_t get_var(struct rd *rd)
 		}
 		b = *rd->p++;
 		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
+		if (!(b & 0x80)) {
+			if ((shift && !b) || (shift == 63 && b > 1))
+				break;
 			return v;
+		}
 	}
 	rd->bad = 1;
 	return 0;
@@ -211,6 +219,16 @@ static inline uint32_t get_u32(struct rd *rd)
 	if (v > UINT32_MAX)
 		rd->bad = 1;
 	return (uint32_t)v;
+}
+
+/* 16-bit fields: a larger value is damage, not something to truncate. */
+static inline uint16_t get_u16(struct rd *rd)
+{
+	uint64_t v = get_var(rd);
+
+	if (v > UINT16_MAX)
+		rd->bad = 1;
+	return (uint16_t)v;
 }
 
 static inline uint32_t get_tgid(struct rd *rd, uint32_t tid)
@@ -306,9 +324,9 @@ int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 		r->wk.waker_tgid = get_tgid(&rd, r->wk.waker_tid);
 		r->wk.wakee_tid = get_u32(&rd);
 		r->wk.wakee_tgid = get_tgid(&rd, r->wk.wakee_tid);
-		r->wk.target_cpu = get_u32(&rd);
-		r->wk.waker_cpu = get_u32(&rd);
-		r->wk.waker_irq = get_u32(&rd);
+		r->wk.target_cpu = get_u16(&rd);
+		r->wk.waker_cpu = get_u16(&rd);
+		r->wk.waker_irq = get_u16(&rd);
 		r->wk.wakee_prio = get_byte(&rd);
 		break;
 	case QT_REC_SYSCALL:
@@ -323,7 +341,13 @@ int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 	case QT_REC_SOFTIRQ:
 		r->irq.end_ts = r->h.ts + get_var(&rd);
 		r->irq.irq = get_u32(&rd);
-		r->irq.ret = (int32_t)zz_dec(get_var(&rd));
+		{
+			int64_t ret = zz_dec(get_var(&rd));
+
+			if (ret < INT32_MIN || ret > INT32_MAX)
+				rd.bad = 1;
+			r->irq.ret = (int32_t)ret;
+		}
 		r->irq.tid = get_u32(&rd);
 		break;
 	case QT_REC_FORK:

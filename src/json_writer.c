@@ -12,6 +12,7 @@ struct json_writer {
 	int depth;
 	bool pretty;
 	bool first[MAX_DEPTH];	/* no element written yet at this depth */
+	char closer[MAX_DEPTH];	/* '}' or ']' for the container open at this depth */
 	bool after_name;
 };
 
@@ -57,6 +58,7 @@ static void open_c(json_writer_t *w, char c)
 	if (w->depth < MAX_DEPTH - 1)
 		w->depth++;
 	w->first[w->depth] = true;
+	w->closer[w->depth] = c == '{' ? '}' : ']';
 }
 
 static void close_c(json_writer_t *w, char c)
@@ -76,6 +78,10 @@ void jsonw_destroy(json_writer_t **wp)
 
 	if (!w)
 		return;
+	if (w->after_name)
+		jsonw_null(w);	/* a name without its value */
+	while (w->depth > 0)
+		close_c(w, w->closer[w->depth]);
 	fputc('\n', w->f);
 	fflush(w->f);
 	free(w);
@@ -96,7 +102,7 @@ static void put_escaped(FILE *f, const char *s)
 void jsonw_name(json_writer_t *w, const char *name)
 {
 	sep(w);
-	put_escaped(w->f, name);
+	put_escaped(w->f, name ? name : "");
 	fputs(w->pretty ? ": " : ":", w->f);
 	w->after_name = true;
 }

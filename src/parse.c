@@ -43,6 +43,8 @@ int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *out_ns)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
+	if (errno == ERANGE && v > 1)
+		return -ERANGE;		/* beyond a double: certainly beyond 2^63 ns */
 	if (errno || end == s || !isfinite(v) || v < 0)
 		return -EINVAL;
 	if (!*end) {
@@ -122,6 +124,10 @@ int parse_u32_list(const char *s, uint32_t *out, size_t max, size_t *n)
 	return k ? 0 : -EINVAL;
 }
 
+/*
+ * Each unit is used while the value rounds to less than 1000 of it, so that
+ * 999999 ns is "1 ms", not "1e+03 us", and 999950 is "1.00M", not "1000.0k".
+ */
 const char *fmt_duration(char *buf, size_t len, int64_t ns)
 {
 	double a = ns < 0 ? -(double)ns : (double)ns;
@@ -140,11 +146,11 @@ const char *fmt_duration(char *buf, size_t len, int64_t ns)
 
 const char *fmt_count(char *buf, size_t len, double v)
 {
-	if (v < 1e3)
+	if (v < 999.5)
 		snprintf(buf, len, "%.0f", v);
-	else if (v < 1e6)
+	else if (v < 999.95e3)
 		snprintf(buf, len, "%.1fk", v / 1e3);
-	else if (v < 1e9)
+	else if (v < 999.995e6)
 		snprintf(buf, len, "%.2fM", v / 1e6);
 	else
 		snprintf(buf, len, "%.2fG", v / 1e9);
@@ -153,11 +159,11 @@ const char *fmt_count(char *buf, size_t len, double v)
 
 const char *fmt_bytes(char *buf, size_t len, double v)
 {
-	if (v < 1e3)
+	if (v < 999.5)
 		snprintf(buf, len, "%.0f B", v);
-	else if (v < 1e6)
+	else if (v < 999.95e3)
 		snprintf(buf, len, "%.1f kB", v / 1e3);
-	else if (v < 1e9)
+	else if (v < 999.95e6)
 		snprintf(buf, len, "%.1f MB", v / 1e6);
 	else
 		snprintf(buf, len, "%.2f GB", v / 1e9);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The thread table; see include/threadtab.h. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +36,18 @@ void threadtab__free(struct threadtab *tt)
 	free(tt->keys);
 	free(tt->vals);
 	free(tt);
+}
+
+/*
+ * Names come from fixed 16-byte fields (qt_task.comm, tf_thread.comm) that a
+ * damaged or hostile file may fill without a NUL: read at most 15 bytes.
+ */
+static void set_comm(char dst[16], const char *src)
+{
+	size_t n = strnlen(src, 15);
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
 }
 
 static inline size_t slot_of(uint32_t tid, size_t cap)
@@ -127,7 +138,7 @@ static uint32_t add_thread(struct threadtab *tt, uint32_t tid, uint32_t pid, uin
 	th->names = TT_NONE;
 	th->older = newest(tt, tid);
 	if (comm)
-		snprintf(th->comm, sizeof(th->comm), "%s", comm);
+		set_comm(th->comm, comm);
 	if (set_newest(tt, tid, idx))
 		return TT_NONE;
 	tt->n++;
@@ -168,8 +179,10 @@ static int add_name(struct threadtab *tt, uint32_t idx, uint64_t ts, const char 
 	struct tt_thread *th = &tt->t[idx];
 	struct name_change *nc;
 	uint32_t *link;
+	char name[16];
 
-	if (!strncmp(th->comm, comm, sizeof(th->comm)))
+	set_comm(name, comm);
+	if (!strcmp(th->comm, name))
 		return 0;
 	if (tt->nnames + 2 > tt->names_cap) {
 		size_t cap = tt->names_cap ? tt->names_cap * 2 : 256;
@@ -193,7 +206,7 @@ static int add_name(struct threadtab *tt, uint32_t idx, uint64_t ts, const char 
 	nc = &tt->names[tt->nnames];
 	nc->ts = ts;
 	nc->next = TT_NONE;
-	snprintf(nc->comm, sizeof(nc->comm), "%s", comm);
+	memcpy(nc->comm, name, sizeof(nc->comm));
 	*link = tt->nnames++;
 	memcpy(th->comm, nc->comm, sizeof(th->comm));
 	return 0;
@@ -231,7 +244,7 @@ int threadtab__rename(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t 
 	if (i == TT_NONE)
 		return -ENOMEM;
 	if (!tt->t[i].comm[0]) {
-		snprintf(tt->t[i].comm, sizeof(tt->t[i].comm), "%s", comm);
+		set_comm(tt->t[i].comm, comm);
 		return 0;
 	}
 	return add_name(tt, i, ts, comm);
@@ -250,7 +263,7 @@ int threadtab__exit(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pi
 	tt->t[i].death = ts;
 	tt->t[i].flags |= TT_DIED;
 	if (!tt->t[i].comm[0])
-		snprintf(tt->t[i].comm, sizeof(tt->t[i].comm), "%s", comm);
+		set_comm(tt->t[i].comm, comm);
 	return 0;
 }
 
@@ -273,7 +286,7 @@ void threadtab__name_from(struct threadtab *tt, const struct tf_thread *t, size_
 
 		if (i == TT_NONE || tt->t[i].comm[0])
 			continue;
-		snprintf(tt->t[i].comm, sizeof(tt->t[i].comm), "%s", t[k].comm);
+		set_comm(tt->t[i].comm, t[k].comm);
 		if (t[k].flags & TF_THREAD_KTHREAD)
 			tt->t[i].flags |= TT_KTHREAD;
 	}

@@ -392,8 +392,9 @@ static int build_runs(struct builder *b)
 				err = emit_run(b, s->prev_tid, s->prev_tgid, s->h.cpu, c->start, s->h.ts,
 					       state, TL_RUN_START_UNSURE, s->prev_runtime);
 				if (!err && tl->nruns > before) {
+					/* the run as kept (emit_run may shorten it to the kernel's charge) */
 					tl->unsure_runs++;
-					tl->unsure_ns += s->h.ts - c->start;
+					tl->unsure_ns += tl->runs[before].end - tl->runs[before].start;
 				}
 			}
 		} else {
@@ -723,6 +724,17 @@ int timeline__build(const struct trace *t, const struct timeline_opts *opts,
 	tl->start = t->start_ns;
 	tl->end = t->stop_ns;
 	tl->ncpus = t->ncpus > 0 ? t->ncpus : 1;
+	/*
+	 * Per-CPU state is indexed by the records' CPU: cover every CPU they
+	 * name, whatever the header said (trace__load does so for switches; a
+	 * trace made another way may not).
+	 */
+	for (size_t i = 0; i < t->nsw; i++)
+		if (t->sw[i].h.cpu >= tl->ncpus)
+			tl->ncpus = t->sw[i].h.cpu + 1;
+	for (size_t i = 0; i < t->nlost; i++)
+		if (t->lost[i].h.cpu >= tl->ncpus)
+			tl->ncpus = t->lost[i].h.cpu + 1;
 
 	err = build_threadtab(&b);
 	if (!err)
@@ -789,7 +801,10 @@ const char *timeline__comm_at(const struct timeline *tl, uint32_t thread, uint64
 
 bool timeline__missing(const struct timeline *tl, int cpu, uint64_t start, uint64_t end)
 {
-	for (size_t i = 0; i < tl->ngaps && tl->gaps[i].start <= end; i++)
+	/* Half-open: a gap that begins at end does not overlap [start, end). */
+	if (end <= start)
+		end = start + 1;	/* the instant start */
+	for (size_t i = 0; i < tl->ngaps && tl->gaps[i].start < end; i++)
 		if ((cpu < 0 || tl->gaps[i].cpu == cpu) && tl->gaps[i].end > start)
 			return true;
 	return false;

@@ -38,7 +38,7 @@ struct loader {
 	struct vec sw, wk, sc, irq, task, irqn, lost;
 };
 
-static int add_record(struct loader *l, const union qt_record *r)
+static int add_record(struct loader *l, union qt_record *r)
 {
 	struct trace *t = l->t;
 
@@ -65,12 +65,19 @@ static int add_record(struct loader *l, const union qt_record *r)
 		if (r->irq.end_ts > t->last_ts)
 			t->last_ts = r->irq.end_ts;
 		return vec_push(&l->irq, &r->irq);
+	/*
+	 * The kernel's names end with a NUL within the field; a file may hold
+	 * one that fills it, and every reader of these arrays takes them for C
+	 * strings.
+	 */
 	case QT_REC_FORK:
 	case QT_REC_EXEC:
 	case QT_REC_RENAME:
 	case QT_REC_EXIT:
+		r->task.comm[QT_COMM_LEN - 1] = 0;
 		return vec_push(&l->task, &r->task);
 	case QT_REC_IRQ_NAME:
+		r->irqn.name[QT_IRQ_NAME_LEN - 1] = 0;
 		return vec_push(&l->irqn, &r->irqn);
 	case QT_REC_LOST:
 		return vec_push(&l->lost, &r->lost);
@@ -125,6 +132,8 @@ static int load_threads(struct trace *t, const struct tf_block *b)
 			 (long long)b->offset);
 		return 0;
 	}
+	for (size_t i = 0; i < n; i++)	/* C strings, as for the records */
+		th[i].comm[sizeof(th[i].comm) - 1] = 0;
 	/* The first table is the start snapshot, a later one the end snapshot. */
 	if (!t->threads_start) {
 		t->threads_start = th;

@@ -158,6 +158,8 @@ static int get_var(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 
 		*v |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
+			if (shift == 63 && b > 1)
+				break;	/* bits beyond 64 */
 			*pp = p;
 			return 0;
 		}
@@ -212,7 +214,7 @@ int tf_threads_decode(const uint8_t *buf, size_t len, uint32_t count,
 		tgid = (int64_t)tid + ((int64_t)(zd >> 1) ^ -(int64_t)(zd & 1));
 		cl = *p++;
 		if (tid > UINT32_MAX || tgid < 0 || tgid > UINT32_MAX || ppid > UINT32_MAX ||
-		    cl > sizeof(t[k].comm) || (size_t)(end - p) < cl)
+		    flags > UINT32_MAX || cl > sizeof(t[k].comm) || (size_t)(end - p) < cl)
 			goto bad;
 		t[k].tid = tid;
 		t[k].tgid = tgid;
@@ -382,6 +384,7 @@ int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *
 		return w->err;
 	if (len > TF_MAX_PAYLOAD)
 		return -E2BIG;
+	h.len = len;
 	if (w->zlevel > 0 && len > 0) {
 		uLongf zlen = compressBound(len);
 
@@ -395,11 +398,16 @@ int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *
 		}
 		if (compress2(w->zbuf, &zlen, payload, len, w->zlevel) != Z_OK)
 			return -EIO;
-		data = w->zbuf;
-		h.len = zlen;
-		h.flags = TF_BLK_COMPRESSED;
-	} else {
-		h.len = len;
+		/*
+		 * Data that does not shrink is stored: zlib would make it
+		 * larger, and a block near TF_MAX_PAYLOAD would then exceed
+		 * the limit the reader enforces.
+		 */
+		if (zlen < len) {
+			data = w->zbuf;
+			h.len = zlen;
+			h.flags = TF_BLK_COMPRESSED;
+		}
 	}
 	h.crc = crc32(0, data, h.len);
 	hdr_pack(&h, hb);
@@ -473,18 +481,29 @@ int tf_reader__open(const char *path, struct tf_reader **out, char *err, size_t 
 	struct stat st;
 	uint16_t ver, hsize;
 	FILE *f;
-	int e;
+	int fd, e;
 
-	f = fopen(path, "rb");
-	if (!f) {
+	/*
+	 * O_NONBLOCK: opening a FIFO must not wait for a writer before it is
+	 * refused; it changes nothing for reading a regular file.
+	 */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		e = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return e;
 	}
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file", path);
-		fclose(f);
+		close(fd);
 		return -EINVAL;
+	}
+	f = fdopen(fd, "rb");
+	if (!f) {
+		e = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return e;
 	}
 	if (fread(hdr, 1, sizeof(hdr), f) != sizeof(hdr)) {
 		snprintf(err, errlen, "%s: %s (%lld bytes): not a qostrace trace file", path,
@@ -570,6 +589,8 @@ static bool resync(struct tf_reader *r, struct tf_block_hdr *h, uint8_t *hb)
 		}
 		at += n - BLOCK_HDR_SIZE + 1;
 	}
+	/* Skipped by scanning too, up to the end: the damage must show. */
+	r->damage.resyncs++;
 	r->damage.bytes_skipped += r->size - start;
 	log_warn("%s: corrupt data from offset %lld to the end (%lld bytes) ignored", r->path,
 		 (long long)start, (long long)(r->size - start));

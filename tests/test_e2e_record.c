@@ -636,7 +636,9 @@ Test(e2e_refusals, disk_full_leaves_a_readable_file, .timeout = 60)
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(path, sizeof(path), "%s/full.qtrace", mnt);
 	{
-		char *argv[] = { qostrace, "record", "-q", "-a", "--compress", "0", "-d", "30", "-o", path, NULL };
+		/* A context-switch storm fills the disk within seconds, whatever else runs. */
+		char *argv[] = { qostrace, "record", "-q", "-a", "--compress", "0", "-d", "30", "-o", path, "--",
+				 "/usr/bin/stress-ng", "--switch", "1", "-t", "25", "-q", NULL };
 
 		status = run(argv, 40000);
 	}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stable natural merge sort against a reference: qsort on (key, original
+ * position), which is stable by construction. Random, sorted, reverse,
+ * few-runs, nearly sorted, many-duplicates and sawtooth inputs, every size
+ * up to 70 and large ones up to 1e6.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "sort.h"
+#include "testutil.h"
+
+enum shape { RANDOM, FEW_KEYS, SORTED, REVERSE, FEW_RUNS, NEARLY, EQUAL, SAWTOOTH, NSHAPES };
+static const char *const shape_name[] = {
+	"random", "few keys", "sorted", "reverse", "few runs", "nearly sorted", "all equal", "sawtooth",
+};
+
+static void fill(struct sort_pair *a, size_t n, enum shape s, unsigned long long *seed)
+{
+	size_t runs = 1 + tu_rand(seed) % 8;
+
+	for (size_t i = 0; i < n; i++) {
+		switch (s) {
+		case RANDOM: a[i].key = tu_rand(seed); break;
+		case FEW_KEYS: a[i].key = tu_rand(seed) % 5; break;
+		case SORTED: a[i].key = i / 3; break;
+		case REVERSE: a[i].key = n - i / 2; break;
+		case FEW_RUNS:	/* up to 8 ascending runs, concatenated, overlapping */
+			a[i].key = (i % (n / runs + 1)) * 3 + (i / (n / runs + 1)) * 1000003 % 97;
+			break;
+		case NEARLY: a[i].key = i * 10 + tu_rand(seed) % 35; break;	/* CPUs skewed by a few */
+		case EQUAL: a[i].key = 42; break;
+		case SAWTOOTH: a[i].key = i % 17; break;
+		default: break;
+		}
+		/* the payload: something unrelated to the position, as in real use */
+		a[i].idx = tu_rand(seed);
+	}
+	if (s == RANDOM && n > 2)
+		a[0].key = UINT64_MAX, a[n - 1].key = 0;
+}
+
+struct ref {
+	uint64_t key;
+	size_t pos;
+	uint64_t idx;
+};
+
+static int ref_cmp(const void *x, const void *y)
+{
+	const struct ref *a = x, *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static void check(struct sort_pair *a, size_t n, const char *what, unsigned long long seed)
+{
+	struct ref *r = malloc((n ? n : 1) * sizeof(*r));
+
+	cr_assert(r);
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ref){ a[i].key, i, a[i].idx };
+	qsort(r, n, sizeof(*r), ref_cmp);
+	cr_assert_eq(sort_pairs(a, n), 0);
+	for (size_t i = 0; i < n; i++)
+		cr_assert(a[i].key == r[i].key && a[i].idx == r[i].idx,
+			  "%s, n = %zu, seed %llu: position %zu differs", what, n, seed, i);
+	free(r);
+}
+
+Test(sort, empty_and_single)
+{
+	struct sort_pair one = { 5, 9 };
+
+	cr_expect_eq(sort_pairs(NULL, 0), 0);
+	cr_expect_eq(sort_pairs(&one, 1), 0);
+	cr_expect(one.key == 5 && one.idx == 9);
+}
+
+Test(sort, two_elements)
+{
+	struct sort_pair a[2] = { { 2, 0 }, { 1, 1 } }, b[2] = { { 1, 0 }, { 1, 1 } };
+
+	cr_assert_eq(sort_pairs(a, 2), 0);
+	cr_expect(a[0].key == 1 && a[0].idx == 1 && a[1].key == 2 && a[1].idx == 0);
+	cr_assert_eq(sort_pairs(b, 2), 0);
+	cr_expect(b[0].idx == 0 && b[1].idx == 1, "equal keys keep their order");
+}
+
+Test(sort, every_small_size_every_shape)
+{
+	struct sort_pair a[70];
+
+	for (unsigned long long seed = 1; seed <= 40; seed++) {
+		for (size_t n = 0; n <= 70; n++) {
+			for (int s = 0; s < NSHAPES; s++) {
+				unsigned long long st = seed * 1000003 + n * 31 + s;
+
+				fill(a, n, s, &st);
+				check(a, n, shape_name[s], seed);
+			}
+		}
+	}
+}
+
+Test(sort, large_inputs, .timeout = 120)
+{
+	static const size_t sizes[] = { 1000, 4097, 100000, 1000000 };
+	struct sort_pair *a = malloc(1000000 * sizeof(*a));
+
+	cr_assert(a);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (int s = 0; s < NSHAPES; s++) {
+			unsigned long long seed = 77 + k * 13 + s;
+
+			fill(a, sizes[k], s, &seed);
+			check(a, sizes[k], shape_name[s], 77 + k * 13 + s);
+		}
+	}
+	free(a);
+}
+
+/* Trace-like input: several CPUs' ordered streams interleaved with skew. */
+Test(sort, interleaved_cpu_streams)
+{
+	enum { NCPU = 8, PER = 50000 };
+	struct sort_pair *a = malloc(NCPU * PER * sizeof(*a));
+	uint64_t ts[NCPU] = { 0 };
+	size_t left[NCPU], n = 0;
+	unsigned long long seed = 5150;
+
+	for (int c = 0; c < NCPU; c++)
+		left[c] = PER;
+	while (n < NCPU * PER) {
+		int c = tu_rand(&seed) % NCPU;
+
+		if (!left[c])
+			continue;
+		ts[c] += 1 + tu_rand(&seed) % 2000;
+		a[n].key = ts[c];
+		a[n++].idx = c;
+		left[c]--;
+	}
+	check(a, n, "interleaved", 5150);
+	free(a);
+}
