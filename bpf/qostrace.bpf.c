@@ -17,7 +17,6 @@ const volatile __u32 self_tgid = 0;		/* the recorder: never a target */
 const volatile bool all_targets = false;	/* -a: syscalls of every thread */
 const volatile bool want_syscalls = true;
 const volatile bool want_irqs = true;
-const volatile __u64 wakeup_bytes = 0;		/* pending bytes that justify a wake-up */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -35,12 +34,7 @@ struct {
 struct task_ctx {
 	__u64 sys_ts;		/* entry of the system call in progress, 0 if none */
 	__u64 sys_arg0;
-	__u64 waking_ts;	/* last sched_waking of this task */
 	__u32 sys_nr;
-	__u32 waker_tid, waker_tgid;
-	__u16 waker_cpu;
-	__u16 waker_irq;
-	__u8 waker_flags;
 };
 
 struct {
@@ -122,14 +116,10 @@ static __always_inline void *reserve(__u32 size, __u8 type, __u64 ts)
 	return h;
 }
 
+/* The consumer drains on a timer (src/recorder.c): never woken per event. */
 static __always_inline void submit(void *rec)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
-
-	/* The consumer polls on a timer; only a filling buffer wakes it early. */
-	if (wakeup_bytes && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(rec, flags);
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline bool is_target(__u32 tgid)
@@ -199,94 +189,53 @@ static __always_inline __u8 irq_context(struct qt_cpu_stats *st, __u16 *irq)
 	return 0;
 }
 
-SEC("tp_btf/sched_waking")
-int BPF_PROG(on_waking, struct task_struct *p)
-{
-	struct task_struct *cur = bpf_get_current_task_btf();
-	struct qt_cpu_stats *st = stats();
-	struct task_ctx *c;
-	__u16 irq;
-
-	if (!st)
-		return 0;
-	c = bpf_task_storage_get(&task_ctx, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!c)
-		return 0;
-	c->waking_ts = bpf_ktime_get_ns();
-	c->waker_tid = cur->pid;
-	c->waker_tgid = cur->tgid;
-	c->waker_cpu = bpf_get_smp_processor_id();
-	c->waker_flags = irq_context(st, &irq);
-	c->waker_irq = irq;
-	return 0;
-}
-
 static __always_inline __u16 task_cpu(struct task_struct *p)
 {
 	return BPF_CORE_READ(p, wake_cpu);
 }
 
+/*
+ * One record per wakeup, in the waker's context: sched_waking runs there
+ * (sched_wakeup may run later on the target CPU, from an IPI), so current
+ * is the waker and the time is the causal moment. The CPU the wakee will
+ * be enqueued on is not chosen yet: target_cpu is the CPU it last ran on
+ * (QT_WAKE_CPU_PREV) and the reader takes the CPU of its next run. One
+ * program per wakeup instead of two halves the cost of wakeups.
+ */
 static __always_inline int emit_wakeup(struct task_struct *p, __u8 type)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	struct qt_cpu_stats *st;
 	struct qt_wakeup *r;
-	struct task_ctx *c;
-	__u64 ts = bpf_ktime_get_ns();
+	__u16 irq = QT_IRQ_UNKNOWN;
+	__u8 flags;
 
-	/*
-	 * A pending sched_waking stamp belongs to this wakeup (it is cleared
-	 * when used). It may run on another CPU and be stamped a little later
-	 * than this enqueue (clocks of CPUs differ by microseconds): clamp.
-	 */
-	c = type == QT_REC_WAKEUP ? bpf_task_storage_get(&task_ctx, p, 0, 0) : NULL;
-	if (c && !c->waking_ts)
-		c = NULL;
-	/* The recorder waking itself is not recorded. */
-	if (p->tgid == self_tgid) {
-		/* a helper, not a load: one insn must not see two pointer types */
-		__u32 waker_tgid = bpf_get_current_pid_tgid() >> 32;
-
-		if (c)
-			waker_tgid = c->waker_tgid;
-		if (waker_tgid == self_tgid)
-			return 0;
-	}
-	r = reserve(sizeof(*r), type, ts);
+	if (p->tgid == self_tgid && cur->tgid == self_tgid)
+		return 0;	/* the recorder waking itself */
+	st = stats();
+	if (!st)
+		return 0;
+	flags = irq_context(st, &irq);
+	r = reserve(sizeof(*r), type, bpf_ktime_get_ns());
 	if (!r)
 		return 0;
+	r->h.flags = flags | (type == QT_REC_WAKEUP ? QT_WAKE_CPU_PREV : 0);
+	r->waking_ts = r->h.ts;
+	r->waker_tid = cur->pid;
+	r->waker_tgid = cur->tgid;
+	r->waker_cpu = r->h.cpu;
+	r->waker_irq = irq;
 	r->wakee_tid = p->pid;
 	r->wakee_tgid = p->tgid;
 	r->wakee_prio = p->prio;
 	r->target_cpu = task_cpu(p);
 	r->pad = 0;
-	if (c) {
-		/* sched_wakeup may run on the target CPU (wake list IPI): take
-		 * the waker from sched_waking, which runs in its context. */
-		r->waking_ts = c->waking_ts <= ts ? c->waking_ts : ts;
-		r->waker_tid = c->waker_tid;
-		r->waker_tgid = c->waker_tgid;
-		r->waker_cpu = c->waker_cpu;
-		r->waker_irq = c->waker_irq;
-		r->h.flags = c->waker_flags;
-		c->waking_ts = 0;
-	} else {
-		struct qt_cpu_stats *st = stats();
-		__u16 irq = QT_IRQ_UNKNOWN;
-		__u8 flags = st ? irq_context(st, &irq) : 0;
-
-		r->waking_ts = ts;
-		r->waker_tid = cur->pid;
-		r->waker_tgid = cur->tgid;
-		r->waker_cpu = r->h.cpu;
-		r->waker_irq = irq;
-		r->h.flags = flags | (type == QT_REC_WAKEUP ? QT_WAKE_NO_WAKING : 0);
-	}
 	submit(r);
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_wakeup, struct task_struct *p)
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
 {
 	return emit_wakeup(p, QT_REC_WAKEUP);
 }
@@ -298,6 +247,18 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 }
 
 /* ---- system calls: one record per completed call ---- */
+
+/* A plain load from the trusted pt_regs, not a probe-read helper call. */
+static __always_inline __u64 syscall_arg0(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return regs->di;
+#elif defined(__TARGET_ARCH_arm64)
+	return regs->regs[0];
+#else
+	return PT_REGS_PARM1_CORE(regs);
+#endif
+}
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
@@ -316,7 +277,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	c->sys_ts = bpf_ktime_get_ns();
 	c->sys_nr = id;
-	c->sys_arg0 = PT_REGS_PARM1_CORE(regs);
+	c->sys_arg0 = syscall_arg0(regs);
 	return 0;
 }
 

@@ -22,7 +22,7 @@
 enum qt_rec_type {
 	QT_REC_NONE = 0,
 	QT_REC_SWITCH = 1,	/* sched_switch */
-	QT_REC_WAKEUP = 2,	/* sched_waking (waker context) + sched_wakeup (target CPU) */
+	QT_REC_WAKEUP = 2,	/* sched_waking, in the waker's context */
 	QT_REC_WAKEUP_NEW = 3,	/* sched_wakeup_new: first wakeup of a forked task */
 	QT_REC_SYSCALL = 4,	/* one completed system call of a target */
 	QT_REC_IRQ = 5,		/* one completed hard IRQ handler */
@@ -76,7 +76,9 @@ struct qt_switch {
 /* Wakeup flags (hdr.flags): in which context the waker ran. */
 #define QT_WAKE_HARDIRQ 0x01	/* an interrupt woke the task; waker_* is whoever it interrupted */
 #define QT_WAKE_SOFTIRQ 0x02	/* a softirq did (waker_irq: the vector) */
-#define QT_WAKE_NO_WAKING 0x08	/* sched_waking was not seen; waker_* is current at enqueue */
+#define QT_WAKE_CPU_PREV 0x08	/* target_cpu is the CPU the wakee last ran on (the target
+				 * is chosen after sched_waking); the reader uses the CPU
+				 * of its next run */
 
 /* waker_irq for interrupt sources that have no IRQ number */
 #define QT_IRQ_UNKNOWN 0xffff
@@ -85,8 +87,8 @@ struct qt_switch {
 #define QT_IRQ_IPI 0xfffc	/* function-call IPI */
 
 struct qt_wakeup {
-	struct qt_rec_hdr h;	/* ts, cpu: sched_wakeup (enqueue) */
-	__u64 waking_ts;	/* sched_waking, in the waker's context */
+	struct qt_rec_hdr h;	/* ts, cpu: the waker's side (sched_waking / sched_wakeup_new) */
+	__u64 waking_ts;	/* = ts (format 1 kept a separate enqueue time) */
 	__u32 waker_tid, waker_tgid;
 	__u32 wakee_tid, wakee_tgid;
 	__u16 target_cpu;

@@ -60,11 +60,12 @@ struct tl_syscall {
 };
 
 struct tl_wakeup {
-	uint64_t ts;		/* enqueued on target_cpu */
-	uint64_t waking_ts;	/* the waker's side */
+	uint64_t ts;		/* the waker's side (sched_waking) */
+	uint64_t waking_ts;	/* the same; older files had the enqueue in ts */
 	uint32_t waker;		/* thread, or TL_NONE for an interrupt / the idle task */
 	uint32_t wakee;
-	uint16_t target_cpu, waker_cpu;
+	uint16_t target_cpu;	/* where the wakee was enqueued: the CPU of its next run */
+	uint16_t waker_cpu;
 	uint16_t irq;		/* with QT_WAKE_HARDIRQ/SOFTIRQ: the IRQ or vector, 0xffff unknown */
 	uint8_t flags;		/* QT_WAKE_* */
 	uint8_t is_new;		/* sched_wakeup_new: the first run of a forked thread */

@@ -99,9 +99,12 @@ done
 log ""
 log "# qostrace's own costs during perf bench sched pipe"
 sysctl -q kernel.bpf_stats_enabled=1
-/usr/bin/time -f "%U %S" -o "$WORK/rusage" $QT record -a -o "$WORK/cost.qtrace" --force -- \
-	taskset -c "$PIPE_CPU" perf bench sched pipe -l "$LOOPS" > /dev/null 2> "$WORK/summary" &
+# The recorder alone under time(1): a command it started would count too.
+/usr/bin/time -f "%U %S" -o "$WORK/rusage" $QT record -a -d 8 -o "$WORK/cost.qtrace" --force \
+	> /dev/null 2> "$WORK/summary" &
 rec=$!
+sleep 1.5
+taskset -c "$PIPE_CPU" perf bench sched pipe -l "$LOOPS" > /dev/null 2>&1 &
 sleep 1
 bpftool prog show --json > "$WORK/progs0.json" 2>/dev/null
 wait $rec
@@ -122,7 +125,7 @@ events=$(sed -n 's/.*recorded \([0-9.]*[kMG]*\) events.*/\1/p' "$WORK/summary" |
 bpe=$(sed -n 's/.*, \([0-9.]*\) bytes\/event.*/\1/p' "$WORK/summary" | head -1)
 ev=$($QT report --json "$WORK/cost.qtrace" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"]["events"])')
 read -r u s < "$WORK/rusage"
-log "recorder: $ev events, $(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }') s CPU (user $u, sys $s) = $(awk -v u="$u" -v s="$s" -v e="$ev" 'BEGIN { printf "%.0f", (u + s) * 1e9 / e }') ns of recorder CPU per event; $bpe bytes per event in the file"
+log "recorder (qostrace record -a -d 8, pipe benchmark meanwhile): $ev events, $(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }') s of its own CPU (user $u, sys $s, start-up included) = $(awk -v u="$u" -v s="$s" -v e="$ev" 'BEGIN { printf "%.0f", (u + s) * 1e9 / e }') ns per event; $bpe bytes per event in the file"
 grep -E "lost|LOST" "$WORK/summary" | sed 's/^/recorder: /' | tee -a "$OUT.tmp"
 
 # ---- loss threshold ----

@@ -598,6 +598,35 @@ static int wakeup_index(struct timeline *tl, bool by_waker, uint32_t **out, size
 	return 0;
 }
 
+/*
+ * A wakeup recorded at sched_waking knows only the CPU the wakee last ran
+ * on: the CPU it was enqueued on is where its next run starts.
+ */
+static void resolve_target_cpus(struct timeline *tl)
+{
+	for (size_t i = 0; i < tl->nwk; i++) {
+		struct tl_wakeup *w = &tl->wk[i];
+		const struct tl_thread *x;
+		size_t lo, hi;
+
+		if (!(w->flags & QT_WAKE_CPU_PREV) || w->wakee >= tl->nthreads)
+			continue;
+		x = &tl->threads[w->wakee];
+		lo = x->run0;
+		hi = x->run0 + x->nrun;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (tl->runs[mid].start < w->ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < x->run0 + x->nrun)
+			w->target_cpu = tl->runs[lo].cpu;
+	}
+}
+
 static int finish_threads(struct builder *b)
 {
 	struct timeline *tl = b->tl;
@@ -666,6 +695,7 @@ static int finish_threads(struct builder *b)
 		tl->threads[i].sc0 = first[i];
 		tl->threads[i].nsc = count[i];
 	}
+	resolve_target_cpus(tl);
 	err = wakeup_index(tl, false, &tl->wk_by_wakee, fc);
 	if (err)
 		goto out;
