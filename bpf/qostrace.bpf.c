@@ -163,10 +163,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 /* No interrupt handler runs this long: an older entry lost its exit. */
 #define STALE_CTX_NS 10000000ull
 
-static __always_inline __u8 irq_context(struct qt_cpu_stats *st, __u16 *irq)
+static __always_inline __u8 irq_context(struct qt_cpu_stats *st, __u16 *irq, __u64 now)
 {
-	__u64 now = bpf_ktime_get_ns();
-
 	*irq = QT_IRQ_UNKNOWN;
 	if (st->hardirq_ts && now - st->hardirq_ts > STALE_CTX_NS)
 		st->hardirq_ts = 0;
@@ -189,9 +187,10 @@ static __always_inline __u8 irq_context(struct qt_cpu_stats *st, __u16 *irq)
 	return 0;
 }
 
+/* A plain load: p is a trusted pointer in tp_btf programs. */
 static __always_inline __u16 task_cpu(struct task_struct *p)
 {
-	return BPF_CORE_READ(p, wake_cpu);
+	return p->wake_cpu;
 }
 
 /*
@@ -208,6 +207,7 @@ static __always_inline int emit_wakeup(struct task_struct *p, __u8 type)
 	struct qt_cpu_stats *st;
 	struct qt_wakeup *r;
 	__u16 irq = QT_IRQ_UNKNOWN;
+	__u64 ts;
 	__u8 flags;
 
 	if (p->tgid == self_tgid && cur->tgid == self_tgid)
@@ -215,8 +215,9 @@ static __always_inline int emit_wakeup(struct task_struct *p, __u8 type)
 	st = stats();
 	if (!st)
 		return 0;
-	flags = irq_context(st, &irq);
-	r = reserve(sizeof(*r), type, bpf_ktime_get_ns());
+	ts = bpf_ktime_get_ns();
+	flags = irq_context(st, &irq, ts);
+	r = reserve(sizeof(*r), type, ts);
 	if (!r)
 		return 0;
 	r->h.flags = flags | (type == QT_REC_WAKEUP ? QT_WAKE_CPU_PREV : 0);

@@ -159,6 +159,34 @@ static int build_meta(struct tf_kv *m, const struct recorder_opts *o, const uint
 	return err ? -ENOMEM : 0;
 }
 
+/*
+ * A CPU reports a loss window when it next reserves a record; windows still
+ * open when the programs were detached are written here, so that every
+ * lost record counted by the kernel is also located in time.
+ */
+static void flush_pending_losses(struct writer *w, struct qostrace_bpf *skel, int ncpus)
+{
+	struct qt_cpu_stats *v = calloc(ncpus, sizeof(*v));
+	__u32 zero = 0;
+
+	if (!v)
+		return;
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.cpu_stats), &zero, v) == 0) {
+		for (int i = 0; i < ncpus; i++) {
+			struct qt_lost l = { .h = { .type = QT_REC_LOST, .cpu = i } };
+
+			if (!v[i].lost_pending)
+				continue;
+			l.h.ts = v[i].lost_last_ts + 1;
+			l.first_ts = v[i].lost_first_ts;
+			l.last_ts = v[i].lost_last_ts;
+			l.count = v[i].lost_pending;
+			writer__push(w, &l, sizeof(l));
+		}
+	}
+	free(v);
+}
+
 static bool alive(pid_t pid)
 {
 	return kill(pid, 0) == 0 || errno == EPERM;
@@ -493,6 +521,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 	while (ring_buffer__consume(rb) > 0)
 		;
 	read_kernel_stats(skel, &sum->lost, sum->lost_by_type, lost_cpu, ncpus);
+	flush_pending_losses(w, skel, ncpus);
 	push_stats(w, skel, ncpus, c.consumed);
 
 out_finish:
