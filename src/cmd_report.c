@@ -62,12 +62,13 @@ static const struct argp_option options[] = {
 };
 
 static const char doc[] =
-	"Explain why a streaming program misses its rhythm: which thread broke its period\n"
-	"first, what was on the critical path into the late invocations, and what system\n"
-	"activity shows up whenever the period breaks.\n"
+	"Explain why a streaming program misses its rhythm: which thread broke its\n"
+	"period first, what was on the critical path into the late invocations, and\n"
+	"what system activity shows up whenever the period breaks.\n"
 	"\n"
 	"USAGE: qostrace report [OPTIONS] FILE.qtrace\n"
-	"       qostrace report [OPTIONS] CHART.csv     (a Gantt chart: task,actor,start_ns,end_ns)\n"
+	"       qostrace report [OPTIONS] CHART.csv\n"
+	"       (a Gantt chart with the header task,actor,start_ns,end_ns)\n"
 	"\v"
 	"EXAMPLES:\n"
 	"  qostrace report run.qtrace\n"
