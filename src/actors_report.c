@@ -399,7 +399,7 @@ static void print_upstream(const struct actors_result *r, const struct timeline 
 	/* The worst first; -v lists them all in time order. */
 	if (!st->verbose)
 		qsort_r(order, a->nbreaks, sizeof(*order), by_lateness, a->breaks);
-	top = st->verbose ? a->nbreaks : 8;
+	top = st->verbose ? a->nbreaks : 5;
 	fprintf(f, "%s  %12s %11s %11s %8s%s\n", rs_dim(st), "AT (s)", "INTERVAL", "LATE BY", "INVOC", rs_reset(st));
 	for (size_t k = 0; k < a->nbreaks && shown < top; k++) {
 		const struct actor_break *b = &a->breaks[order[k]];

@@ -13,8 +13,8 @@
 #include "parse.h"
 #include "report.h"
 
-#define TOP_ROWS 8		/* rows of a share table without -v */
-#define TOP_BREAKS 5
+#define TOP_ROWS 5		/* rows of a share table without -v */
+#define TOP_BREAKS 3
 #define TOP_FLOATS 10
 #define MAX_JSON_MISMATCH 100
 

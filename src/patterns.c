@@ -1162,7 +1162,7 @@ void patterns__print(const struct patterns_result *r, FILE *f, const struct repo
 		fprintf(f, "%s\n", r->status ? r->status : "no patterns");
 		return;
 	}
-	top = st->verbose ? r->n : (r->n < 10 ? r->n : 10);
+	top = st->verbose ? r->n : (r->n < 5 ? r->n : 5);
 	for (size_t i = 0; i < top; i++) {
 		const struct pattern *p = &r->v[i];
 

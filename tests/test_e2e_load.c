@@ -162,3 +162,54 @@ Test(e2e_load, default_buffer_loses_nothing, .timeout = 240)
 	check(&r);
 	cr_expect_eq(r.lost, 0, "the default 32 MiB buffer lost %llu records", (unsigned long long)r.lost);
 }
+
+/*
+ * Threads created and dying by thousands: every thread that ran has a name
+ * and a process, tids reused during the recording are distinct threads, and
+ * the target's descendants stay targets.
+ */
+Test(e2e_load, thread_churn, .timeout = 240)
+{
+	char qostrace[256], path[300];
+	char *d;
+	struct trace *t;
+	struct timeline *tl;
+	char err[512];
+	size_t ran = 0, named = 0, born = 0, died = 0, targets = 0;
+	int status;
+
+	require_recording();
+	d = tu_tmpdir();
+	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
+	snprintf(path, sizeof(path), "%s/churn.qtrace", d);
+	{
+		char *argv[] = { qostrace, "record", "-q", "-o", path, "--", "/usr/bin/stress-ng", "--pthread", "2",
+				 "--pthread-max", "64", "-t", "3", "-q", NULL };
+
+		status = run(argv);
+	}
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "record failed: %d", status);
+	cr_assert_eq(trace__load(path, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
+	for (size_t i = 0; i < tl->nthreads; i++) {
+		const struct tl_thread *x = &tl->threads[i];
+
+		if (!x->nruns)
+			continue;
+		ran++;
+		named += x->comm[0] && x->comm[0] != '<';
+		born += !!(x->flags & TT_BORN);
+		died += !!(x->flags & TT_DIED);
+		targets += !!(x->flags & TL_TARGET);
+	}
+	fprintf(stderr, "  %zu threads ran: %zu named, %zu born, %zu died, %zu targets; %zu forks, lost %llu\n", ran,
+		named, born, died, targets, t->ntask, (unsigned long long)t->lost_events);
+	cr_expect_gt(born, 1000, "only %zu threads were born: not a churn", born);
+	cr_expect_eq(named, ran, "%zu threads without a name", ran - named);
+	cr_expect_geq(targets, born - 10, "the command's new threads are not all targets");
+	cr_expect_eq(t->lost_events, 0);
+	timeline__free(tl);
+	trace__free(t);
+	tu_rmdir(d);
+	free(d);
+}

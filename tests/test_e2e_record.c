@@ -655,3 +655,57 @@ Test(e2e_refusals, disk_full_leaves_a_readable_file, .timeout = 60)
 	tu_rmdir(d);
 	free(d);
 }
+
+Test(e2e_signals, sighup_finishes_the_file, .timeout = 60)
+{
+	struct trace *t;
+	int status;
+
+	record_then_signal(SIGHUP, 500, "hup", &t, &status);
+	cr_assert(status != -1);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	cr_assert(t->finished);
+	cr_assert_str_eq(tf_kv_get(&t->end, TF_END_REASON), "hangup (SIGHUP)");
+	trace__free(t);
+}
+
+/* Without root or CAP_BPF + CAP_PERFMON: a message that says so, exit 1, no file. */
+Test(e2e_refusals, no_privileges, .timeout = 60)
+{
+	char qostrace[256], path[300], out[2048] = "";
+	char *d;
+	FILE *p;
+	struct stat st;
+	int status;
+
+	require_recording();
+	if (access("/usr/bin/setpriv", X_OK)) {
+		fprintf(stderr, "SKIPPED: setpriv missing\n");
+		cr_skip_test("setpriv missing");
+	}
+	d = tu_tmpdir();
+	chmod(d, 0777);
+	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
+	if (qostrace[0] != '/') {
+		char cwd[200];
+
+		cr_assert(getcwd(cwd, sizeof(cwd)));
+		snprintf(qostrace, sizeof(qostrace), "%s/%s/qostrace", cwd, build_dir());
+	}
+	snprintf(path, sizeof(path), "%s/noroot.qtrace", d);
+	{
+		char cmd[1024];
+
+		snprintf(cmd, sizeof(cmd), "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "
+			 "'%s' record -a -d 1 -o '%s' 2>&1", qostrace, path);
+		p = popen(cmd, "r");
+		cr_assert(p);
+		fread(out, 1, sizeof(out) - 1, p);
+		status = pclose(p);
+	}
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d: %s", status, out);
+	cr_expect(strstr(out, "CAP_BPF") && strstr(out, "root"), "the message does not say what is missing: %s", out);
+	cr_expect(stat(path, &st) != 0, "a file was left behind");
+	tu_rmdir(d);
+	free(d);
+}
