@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "e2eutil.h"
 #include "testutil.h"
 #include "actors.h"
 #include "analysis.h"
@@ -33,23 +34,6 @@
 
 #define PERIOD_NS 20000000LL
 #define N_ARGV 26	/* the recording's argv with its NULL */
-
-static const char *build_dir(void)
-{
-	const char *b = getenv("QOSTRACE_BUILD");
-
-	return b && *b ? b : "build";
-}
-
-static void require_recording(void)
-{
-	char msg[512];
-
-	if (probe_recording(msg, sizeof(msg))) {
-		fprintf(stderr, "SKIPPED: cannot record here: %s\n", msg);
-		cr_skip_test("cannot record here: %s", msg);
-	}
-}
 
 /* Runs argv with stdout to out_path (or /dev/null); returns the wait status, -1 on timeout. */
 static int run(char *const argv[], const char *out_path, int timeout_ms)

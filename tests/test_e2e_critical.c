@@ -19,6 +19,7 @@
 #include "actors.h"
 #include "critical.h"
 #include "probe.h"
+#include "e2eutil.h"
 #include "testutil.h"
 #include "timeline.h"
 #include "trace.h"
@@ -26,23 +27,6 @@
 #define FRAMES 200
 #define PERIOD_NS 10000000ll
 #define E2E_EPS_NS 200000ll	/* 200 us: wakeup latencies of an idle CPU fit, spurious pairs appear */
-
-static const char *build_dir(void)
-{
-	const char *b = getenv("QOSTRACE_BUILD");
-
-	return b && *b ? b : "build";
-}
-
-static void require_recording(void)
-{
-	char msg[512];
-
-	if (probe_recording(msg, sizeof(msg))) {
-		fprintf(stderr, "SKIPPED: cannot record here: %s\n", msg);
-		cr_skip_test("cannot record here: %s", msg);
-	}
-}
 
 /* Runs argv with stdout to `out` (or /dev/null); the exit status, -1 on timeout. */
 static int run(char *const argv[], const char *out, int timeout_ms)

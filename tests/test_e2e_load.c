@@ -9,26 +9,16 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "e2eutil.h"
 #include "testutil.h"
 #include "probe.h"
 #include "timeline.h"
 #include "trace.h"
 
-static const char *build_dir(void)
+/* Recording, and the storm generators. */
+static void require_storms(void)
 {
-	const char *b = getenv("QOSTRACE_BUILD");
-
-	return b && *b ? b : "build";
-}
-
-static void require_recording(void)
-{
-	char msg[512];
-
-	if (probe_recording(msg, sizeof(msg))) {
-		fprintf(stderr, "SKIPPED: cannot record here: %s\n", msg);
-		cr_skip_test("cannot record here: %s", msg);
-	}
+	require_recording();
 	if (access("/usr/bin/stress-ng", X_OK) || access("/usr/bin/perf", X_OK)) {
 		fprintf(stderr, "SKIPPED: stress-ng or perf missing (scripts/install-deps.sh installs them)\n");
 		cr_skip_test("stress-ng or perf missing");
@@ -128,7 +118,7 @@ Test(e2e_load, stress_switch_at_rising_rates, .timeout = 240)
 	static const char *const rates[] = { "20000", "100000", "0" };
 	uint64_t total_lost = 0;
 
-	require_recording();
+	require_storms();
 	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
 		char *cmd[] = { "/usr/bin/stress-ng", "--switch", "2", "--switch-freq", (char *)rates[i], "-t", "3", "-q", NULL };
 		struct load_result r;
@@ -146,7 +136,7 @@ Test(e2e_load, hackbench, .timeout = 240)
 	char *cmd[] = { "/usr/bin/perf", "bench", "sched", "messaging", "-g", "8", "-l", "300", NULL };
 	struct load_result r;
 
-	require_recording();
+	require_storms();
 	record_storm(cmd, "64K", &r);
 	check(&r);
 }
@@ -157,7 +147,7 @@ Test(e2e_load, default_buffer_loses_nothing, .timeout = 240)
 	char *cmd[] = { "/usr/bin/stress-ng", "--switch", "2", "-t", "3", "-q", NULL };
 	struct load_result r;
 
-	require_recording();
+	require_storms();
 	record_storm(cmd, "32M", &r);
 	check(&r);
 	cr_expect_eq(r.lost, 0, "the default 32 MiB buffer lost %llu records", (unsigned long long)r.lost);
@@ -178,7 +168,7 @@ Test(e2e_load, thread_churn, .timeout = 240)
 	size_t ran = 0, named = 0, born = 0, died = 0, targets = 0;
 	int status;
 
-	require_recording();
+	require_storms();
 	d = tu_tmpdir();
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(path, sizeof(path), "%s/churn.qtrace", d);

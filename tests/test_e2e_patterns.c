@@ -34,26 +34,10 @@
 #include "analysis.h"
 #include "patterns.h"
 #include "probe.h"
+#include "e2eutil.h"
 #include "testutil.h"
 #include "timeline.h"
 #include "trace.h"
-
-static const char *build_dir(void)
-{
-	const char *b = getenv("QOSTRACE_BUILD");
-
-	return b && *b ? b : "build";
-}
-
-static void require_recording(void)
-{
-	char msg[512];
-
-	if (probe_recording(msg, sizeof(msg))) {
-		fprintf(stderr, "SKIPPED: cannot record here: %s\n", msg);
-		cr_skip_test("cannot record here: %s", msg);
-	}
-}
 
 /* Runs argv with stdout to @out (NULL: /dev/null); the wait status, -1 on timeout. */
 static int run(char *const argv[], const char *out, int timeout_ms)

@@ -14,28 +14,12 @@
 #include <math.h>
 #include <time.h>
 
+#include "e2eutil.h"
 #include "testutil.h"
 #include "probe.h"
 #include "qt_events.h"
 #include "timeline.h"
 #include "trace.h"
-
-static const char *build_dir(void)
-{
-	const char *b = getenv("QOSTRACE_BUILD");
-
-	return b && *b ? b : "build";
-}
-
-static void require_recording(void)
-{
-	char msg[512];
-
-	if (probe_recording(msg, sizeof(msg))) {
-		fprintf(stderr, "SKIPPED: cannot record here: %s\n", msg);
-		cr_skip_test("cannot record here: %s", msg);
-	}
-}
 
 /* Starts argv in the background; returns its pid. */
 static pid_t spawn(char *const argv[])

@@ -18,18 +18,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "e2eutil.h"
 #include "testutil.h"
 #include "synth_views.h"
 #include "probe.h"
 #include "report.h"
 #include "report_html.h"
-
-static const char *build_dir(void)
-{
-	const char *b = getenv("QOSTRACE_BUILD");
-
-	return b && *b ? b : "build";
-}
 
 /* Runs a shell command; its output (stdout and stderr) in *out. Returns the exit code. */
 static int sh(const char *cmd, char **out)
