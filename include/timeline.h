@@ -90,6 +90,12 @@ struct tl_gap {
 	uint64_t count;		/* records lost, when known */
 	uint16_t cpu;
 	uint8_t kind;
+	/*
+	 * TL_GAP_BROKEN: the thread (tid, 0 for idle) switched in at the start
+	 * on this CPU, whose switch out went unreported: the only one that can
+	 * have run unseen inside the window. TL_NONE when not known.
+	 */
+	uint32_t hidden;
 };
 
 /* tl_thread.flags, beyond the TT_* of threadtab.h */

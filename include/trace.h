@@ -60,6 +60,13 @@ int trace__load(const char *path, const struct trace_load_opts *opts, struct tra
 		char *err, size_t errlen);
 void trace__free(struct trace *t);
 
+/*
+ * Frees the switch, wakeup, syscall and IRQ records once a timeline holds
+ * them (they are most of a trace's memory): the arrays become empty, the
+ * counts by type and the task, IRQ name and lost records stay.
+ */
+void trace__drop_records(struct trace *t);
+
 /* The IRQ handler name recorded for an IRQ number, or NULL. */
 const char *trace__irq_name(const struct trace *t, uint32_t irq);
 

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
-      libcriterion-dev python3 python3-jsonschema linux-perf stress-ng)
+      libcriterion-dev libjemalloc-dev python3 python3-jsonschema linux-perf stress-ng)
 # The HTML report is checked in Debian's Chromium (no browser is downloaded);
 # Node and npm come with the machine, Debian's are the fallback.
 view_pkgs=(chromium)

@@ -212,12 +212,9 @@ struct ctx {
 
 	/* missing data */
 	uint64_t gap_maxlen;
-	uint32_t *hidden_tid;	/* TL_GAP_BROKEN: the thread switched in at its start */
 
 	size_t cap_v, cap_skip;
 };
-
-#define HIDDEN_UNKNOWN UINT32_MAX
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -305,56 +302,24 @@ static bool interval_missing(const struct ctx *c, uint32_t tid, uint64_t s, uint
 
 		if (g->end <= s)
 			continue;
-		if (g->kind != TL_GAP_BROKEN || !c->hidden_tid || c->hidden_tid[i] == HIDDEN_UNKNOWN ||
-		    c->hidden_tid[i] == tid)
+		/* An unreported switch hides only the thread it left running (timeline.h). */
+		if (g->kind != TL_GAP_BROKEN || g->hidden == TL_NONE || g->hidden == tid)
 			return true;
 	}
 	return false;
 }
 
-/*
- * The thread each TL_GAP_BROKEN window hides: the one switched in at the
- * window's start on its CPU, whose switch out was not reported (timeline.c
- * opens the window at that switch). Other threads in the window are kept
- * with TL_RUN_START_UNSURE, so only that one can have run unseen.
- */
-static int find_hidden(struct ctx *c)
+/* The longest window of missing data bounds what a gap can hide. */
+static void measure_gaps(struct ctx *c)
 {
 	const struct timeline *tl = c->tl;
-	const struct trace *t = tl->trace;
-	size_t nbroken = 0;
 
 	for (size_t i = 0; i < tl->ngaps; i++) {
 		uint64_t len = tl->gaps[i].end - tl->gaps[i].start;
 
 		if (len > c->gap_maxlen)
 			c->gap_maxlen = len;
-		nbroken += tl->gaps[i].kind == TL_GAP_BROKEN;
 	}
-	if (!nbroken || !t)
-		return 0;
-	c->hidden_tid = malloc(tl->ngaps * sizeof(*c->hidden_tid));
-	if (!c->hidden_tid)
-		return -ENOMEM;
-	for (size_t i = 0; i < tl->ngaps; i++)
-		c->hidden_tid[i] = HIDDEN_UNKNOWN;
-	for (size_t k = 0; k < t->nsw; k++) {
-		const struct qt_switch *s = &t->sw[k];
-		size_t lo = 0, hi = tl->ngaps;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (tl->gaps[mid].start < s->h.ts)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < tl->ngaps && tl->gaps[lo].start == s->h.ts; lo++)
-			if (tl->gaps[lo].kind == TL_GAP_BROKEN && tl->gaps[lo].cpu == s->h.cpu)
-				c->hidden_tid[lo] = s->next_tid;
-	}
-	return 0;
 }
 
 /*
@@ -1119,9 +1084,8 @@ int actors__analyse_opts(const struct timeline *tl, const struct analysis_opts *
 	c.min_runs = ao->min_runs ? ao->min_runs : ACTORS_MIN_RUNS;
 	c.min_inv = ao->min_invocations ? ao->min_invocations : ACTORS_MIN_INVOCATIONS;
 
-	err = find_hidden(&c);
-	if (!err)
-		err = choose(&c, o, &cands, &ncands);
+	measure_gaps(&c);
+	err = choose(&c, o, &cands, &ncands);
 	for (size_t i = 0; i < ncands && !err; i++)
 		err = study(&c, &cands[i]);
 	if (!err)
@@ -1137,7 +1101,6 @@ out:
 	free(c.t);
 	free(c.scratch);
 	free(c.pb);
-	free(c.hidden_tid);
 	invocations_ws_free(c.ws);
 	if (err) {
 		actors__free(c.r);

@@ -140,6 +140,7 @@ int cmd_demo(int argc, char **argv)
 	err = session__open(path, &s);
 	if (err)
 		goto out;
+	trace__drop_records(s.trace);
 	analysis_opts_default(&ao);
 	ao.progress = log_is_tty();
 	err = analysis__run_trace(s.trace, s.tl, &ao, &an);

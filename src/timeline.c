@@ -205,9 +205,10 @@ static int build_threadtab(struct builder *b)
 }
 
 static int add_gap(struct builder *b, uint16_t cpu, uint64_t start, uint64_t end, uint64_t count,
-		   uint8_t kind)
+		   uint8_t kind, uint32_t hidden)
 {
-	struct tl_gap g = { .start = start, .end = end, .count = count, .cpu = cpu, .kind = kind };
+	struct tl_gap g = { .start = start, .end = end, .count = count, .cpu = cpu, .kind = kind,
+			    .hidden = hidden };
 
 	return VEC_PUSH(b->tl->gaps, b->tl->ngaps, b->gaps_cap, g);
 }
@@ -226,7 +227,7 @@ static int build_lost_gaps(struct builder *b)
 	for (size_t k = 0; k < t->nlost && !err; k++) {
 		const struct qt_lost *l = &t->lost[order[k].idx];
 
-		err = add_gap(b, l->h.cpu, l->first_ts, l->last_ts + 1, l->count, TL_GAP_LOST);
+		err = add_gap(b, l->h.cpu, l->first_ts, l->last_ts + 1, l->count, TL_GAP_LOST, TL_NONE);
 	}
 	free(order);
 	if (err)
@@ -385,7 +386,7 @@ static int build_runs(struct builder *b)
 		} else if (!lost_during(b, s->h.cpu, c->start, s->h.ts)) {
 			/* A switch the kernel did not report (see timeline.h). */
 			tl->broken_chains++;
-			err = add_gap(b, s->h.cpu, c->start, s->h.ts, 0, TL_GAP_BROKEN);
+			err = add_gap(b, s->h.cpu, c->start, s->h.ts, 0, TL_GAP_BROKEN, c->tid);
 			if (!err && s->prev_tid) {
 				size_t before = tl->nruns;
 

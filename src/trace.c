@@ -272,6 +272,19 @@ fail:
 	return e;
 }
 
+void trace__drop_records(struct trace *t)
+{
+	free(t->sw);
+	free(t->wk);
+	free(t->sc);
+	free(t->irq);
+	t->sw = NULL;
+	t->wk = NULL;
+	t->sc = NULL;
+	t->irq = NULL;
+	t->nsw = t->nwk = t->nsc = t->nirq = 0;
+}
+
 void trace__free(struct trace *t)
 {
 	if (!t)

@@ -636,6 +636,8 @@ Test(timeline, unreported_switch)
 	cr_expect(tl->gaps[0].kind == TL_GAP_BROKEN && tl->gaps[0].cpu == 0 && tl->gaps[0].start == 100 &&
 		  tl->gaps[0].end == 260);
 	cr_expect(tl->gaps[1].kind == TL_GAP_BROKEN && tl->gaps[1].start == 260 && tl->gaps[1].end == 400);
+	cr_expect_eq(tl->gaps[0].hidden, 10, "A was switched in at 100 and its switch out went unreported");
+	cr_expect_eq(tl->gaps[1].hidden, 30);
 	cr_expect(timeline__missing(tl, 0, 150, 160));
 	cr_expect_not(timeline__missing(tl, 1, 150, 160));
 	check_invariants(tl);

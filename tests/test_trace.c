@@ -499,6 +499,33 @@ Test(trace, irq_names)
 	tb_free(&b);
 }
 
+/* After the timeline is built the bulky records go; names and counts stay. */
+Test(trace, drop_records)
+{
+	union qt_record r[] = {
+		sw(100, 0, 1, 2), rec(QT_REC_WAKEUP, 110, 0), rec(QT_REC_SYSCALL, 120, 1),
+		rec(QT_REC_IRQ, 130, 1), irqn(140, 24, "xhci_hcd", 8), lost(150, 1, 140, 145, 3),
+	};
+	struct tb b;
+	struct trace *t;
+
+	tb_open(&b);
+	tb_kv(&b, TF_BLK_META, "cpus=2\n");
+	tb_events(&b, r, N(r));
+	t = tb_load(&b);
+	cr_assert_eq(t->nsw + t->nwk + t->nsc + t->nirq, 4);
+	trace__drop_records(t);
+	cr_expect(!t->sw && !t->wk && !t->sc && !t->irq);
+	cr_expect_eq(t->nsw + t->nwk + t->nsc + t->nirq, 0);
+	cr_expect_eq(t->by_type[QT_REC_SWITCH], 1, "counts by type stay for the report");
+	cr_expect_eq(t->events, 6);
+	cr_expect_eq(t->nlost, 1);
+	cr_expect_str_eq(trace__irq_name(t, 24), "xhci_hcd");
+	trace__drop_records(t);	/* twice is harmless */
+	trace__free(t);
+	tb_free(&b);
+}
+
 /* Names of tasks: a comm filling all 16 bytes comes out as a C string. */
 Test(trace, task_names_terminated)
 {
