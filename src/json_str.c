@@ -32,7 +32,7 @@ void json_str(FILE *f, const char *s, bool html)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
-	putc('"', f);
+	putc_unlocked('"', f);
 	while (*p) {
 		unsigned char c = *p;
 		int n;
@@ -40,35 +40,35 @@ void json_str(FILE *f, const char *s, bool html)
 		if (c >= 0x80) {
 			n = utf8_len(p, 4);
 			if (n) {
-				fwrite(p, 1, n, f);
+				fwrite_unlocked(p, 1, n, f);
 				p += n;
 			} else {
-				fputs("\xef\xbf\xbd", f);
+				fputs_unlocked("\xef\xbf\xbd", f);
 				p++;
 			}
 			continue;
 		}
 		switch (c) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
+		case '"': fputs_unlocked("\\\"", f); break;
+		case '\\': fputs_unlocked("\\\\", f); break;
+		case '\n': fputs_unlocked("\\n", f); break;
+		case '\r': fputs_unlocked("\\r", f); break;
+		case '\t': fputs_unlocked("\\t", f); break;
 		case '<':
 			if (html)
-				fputs("\\u003c", f);
+				fputs_unlocked("\\u003c", f);
 			else
-				putc(c, f);
+				putc_unlocked(c, f);
 			break;
 		default:
 			if (c < 0x20)
 				fprintf(f, "\\u%04x", c);
 			else
-				putc(c, f);
+				putc_unlocked(c, f);
 		}
 		p++;
 	}
-	putc('"', f);
+	putc_unlocked('"', f);
 }
 
 void json_utf8_copy(FILE *f, const char *buf, size_t len, bool html)
@@ -80,15 +80,15 @@ void json_utf8_copy(FILE *f, const char *buf, size_t len, bool html)
 
 		if (*p < 0x80) {
 			if (*p == '<' && html)
-				fputs("\\u003c", f);
+				fputs_unlocked("\\u003c", f);
 			else
-				putc(*p, f);
+				putc_unlocked(*p, f);
 			p++;
 		} else if ((n = utf8_len(p, end - p))) {
-			fwrite(p, 1, n, f);
+			fwrite_unlocked(p, 1, n, f);
 			p += n;
 		} else {
-			fputs("\xef\xbf\xbd", f);
+			fputs_unlocked("\xef\xbf\xbd", f);
 			p++;
 		}
 	}

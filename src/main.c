@@ -14,9 +14,11 @@
 /*
  * Read by jemalloc before main(). The analysis walks arrays of hundreds of
  * MB: on huge pages, with memory kept for reuse, a report runs about twice
- * as fast (README.md, Performance). One arena: the analysis is one thread.
+ * as fast (README.md, Performance). One arena: the analysis is one thread;
+ * no separate arena for blocks over 8 MB, whose memory jemalloc would hand
+ * back at each free, to fault in and clear again at the next.
  */
-const char *malloc_conf = "thp:always,metadata_thp:disabled,narenas:1";
+const char *malloc_conf = "thp:always,metadata_thp:disabled,narenas:1,oversize_threshold:0";
 
 /*
  * The recorder, which may run on a small box, allocates little once it
