@@ -9,6 +9,8 @@
 #    every sched_switch. Rounds interleave the tracers (rotating their order)
 #    so that machine noise hits all alike; the result is the median ops/s
 #    and its ratio to no tracer.
+#    Then the same with stress-ng --switch 2 (context switches on both CPUs):
+#    bogo ops/s (real time), median and ratio.
 # 2. qostrace's own costs: kernel ns per program run (kernel.bpf_stats_enabled),
 #    recorder CPU per event, bytes per event in the file.
 # 3. The event rate at which qostrace starts losing events with the default
@@ -34,6 +36,11 @@ mkdir -p scripts/results
 : > "$OUT.tmp"
 log "# qostrace recording cost, $(date -u +%Y-%m-%dT%H:%MZ), $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 log "# perf bench sched pipe -l $LOOPS pinned to CPU $PIPE_CPU, $ROUNDS interleaved rounds, median ops/s"
+
+switch_ops() {
+	stress-ng --switch 2 -t "${SWITCH_SECS:-5}" --metrics-brief 2>&1 |
+		awk '$4 == "switch" && $5 ~ /^[0-9]+$/ { print $9 }'
+}
 
 pipe_ops() {
 	taskset -c "$PIPE_CPU" perf bench sched pipe -l "$LOOPS" 2>/dev/null |
@@ -69,31 +76,40 @@ stop_tracer() {
 }
 
 tracers=(none qostrace qostrace_nosys perf tracecmd bpftrace)
-declare -A res
-for r in $(seq "$ROUNDS"); do
-	n=${#tracers[@]}
-	for i in $(seq 0 $((n - 1))); do
-		t=${tracers[$(( (i + r) % n ))]}
-		"start_$t"
-		ops=$(pipe_ops)
-		stop_tracer
-		res[$t]="${res[$t]:-} ${ops:-0}"
-	done
-	echo "round $r/$ROUNDS done" >&2
-done
-
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-base=$(echo "${res[none]}" | median)
+
+# compare WORKLOAD_FN UNIT: interleaved rounds of every tracer, then the table.
+compare() {
+	local fn=$1 unit=$2 r n i t ops m base
+	declare -A res
+	for r in $(seq "$ROUNDS"); do
+		n=${#tracers[@]}
+		for i in $(seq 0 $((n - 1))); do
+			t=${tracers[$(( (i + r) % n ))]}
+			"start_$t"
+			ops=$("$fn")
+			stop_tracer
+			res[$t]="${res[$t]:-} ${ops:-0}"
+		done
+		echo "$fn: round $r/$ROUNDS done" >&2
+	done
+	base=$(echo "${res[none]}" | median)
+	log ""
+	log "tracer                        median $unit   ratio   slowdown   (all rounds)"
+	for t in "${tracers[@]}"; do
+		m=$(echo "${res[$t]}" | median)
+		awk -v t="$t" -v m="$m" -v b="$base" -v all="${res[$t]}" 'BEGIN {
+			names["none"] = "no tracer"; names["qostrace"] = "qostrace record -a"
+			names["qostrace_nosys"] = "qostrace -a --no-syscalls"; names["perf"] = "perf sched record -a"
+			names["tracecmd"] = "trace-cmd sched_switch+wakeup"; names["bpftrace"] = "bpftrace printf switch"
+			printf "%-29s %12.0f %7.3f %9.1f%%   (%s )\n", names[t], m, m / b, 100 * (1 - m / b), all }' | tee -a "$OUT.tmp"
+	done
+}
+
+compare pipe_ops ops/s
 log ""
-log "tracer                        median ops/s   ratio   slowdown   (all rounds)"
-for t in "${tracers[@]}"; do
-	m=$(echo "${res[$t]}" | median)
-	awk -v t="$t" -v m="$m" -v b="$base" -v all="${res[$t]}" 'BEGIN {
-		names["none"] = "no tracer"; names["qostrace"] = "qostrace record -a"
-		names["qostrace_nosys"] = "qostrace -a --no-syscalls"; names["perf"] = "perf sched record -a"
-		names["tracecmd"] = "trace-cmd sched_switch+wakeup"; names["bpftrace"] = "bpftrace printf switch"
-		printf "%-29s %12.0f %7.3f %9.1f%%   (%s )\n", names[t], m, m / b, 100 * (1 - m / b), all }' | tee -a "$OUT.tmp"
-done
+log "# stress-ng --switch 2 for ${SWITCH_SECS:-5} s (both CPUs), $ROUNDS interleaved rounds, median bogo ops/s (real time)"
+compare switch_ops "bogo/s"
 
 # ---- qostrace's own costs on the same benchmark ----
 log ""
