@@ -15,6 +15,12 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  */
 int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *out_ns);
 
+/*
+ * The critical path's epsilon: "auto" (-1: estimated from the wakeups) or a
+ * duration with a unit, small enough to add to timestamps without overflow.
+ */
+int parse_epsilon(const char *s, int64_t *out_ns);
+
 /* Size with optional K, M, G suffix (powers of 1024). */
 int parse_size(const char *s, uint64_t *out);
 

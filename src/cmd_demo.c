@@ -88,7 +88,6 @@ int cmd_demo(int argc, char **argv)
 	struct recorder_opts ro = { 0 };
 	struct recorder_summary sum;
 	struct analysis_opts ao;
-	struct analysis *an = NULL;
 	struct report_style st = { 0 };
 	struct session s;
 	char msg[512];
@@ -140,19 +139,17 @@ int cmd_demo(int argc, char **argv)
 	err = session__open(path, &s);
 	if (err)
 		goto out;
-	trace__drop_records(s.trace);
 	analysis_opts_default(&ao);
 	ao.progress = log_is_tty();
-	err = analysis__run_trace(s.trace, s.tl, &ao, &an);
+	err = session__analyse(&s, &ao);
 	if (!err) {
 		st.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-		err = a.json ? report_json(an, stdout) : report_text(an, stdout, &st);
+		err = a.json ? report_json(s.an, stdout) : report_text(s.an, stdout, &st);
 	}
 	if (!err && !a.json)
 		printf("\nThe recording was %s. Try: qostrace report --json, qostrace info, qostrace dump "
 		       "on a recording of your own: qostrace record -o run.qtrace -- ./your-pipeline\n",
 		       a.path ? a.path : "temporary (use -o FILE to keep it)");
-	analysis__free(an);
 	session__close(&s);
 out:
 	if (!a.path) {

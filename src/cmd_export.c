@@ -9,7 +9,6 @@
 #include "analysis.h"
 #include "commands.h"
 #include "export_perfetto.h"
-#include "gantt_csv.h"
 #include "log.h"
 #include "parse.h"
 #include "session.h"
@@ -69,7 +68,6 @@ static const char doc[] =
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct export_args *a = state->input;
-	uint64_t v;
 
 	switch (key) {
 	case OPT_PERFETTO:
@@ -93,12 +91,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->specs[a->o.n_actor_specs++] = arg;
 		break;
 	case OPT_EPSILON:
-		if (!strcmp(arg, "auto"))
-			a->o.epsilon_ns = -1;
-		else if (parse_duration(arg, 0, &v) || v > INT64_MAX / 4)
+		if (parse_epsilon(arg, &a->o.epsilon_ns))
 			argp_error(state, "--epsilon '%s': a duration with a unit (50us, 1ms) or auto", arg);
-		else
-			a->o.epsilon_ns = v;
 		break;
 	case ARGP_KEY_ARG:
 		if (a->path)
@@ -115,20 +109,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-/* As in qostrace report: a trace starts with its magic, else a .csv is a Gantt chart. */
-static bool is_csv(const char *path)
-{
-	char magic[8];
-	FILE *f = fopen(path, "rb");
-	bool trace;
-
-	if (!f)
-		return false;	/* the trace loader says why it cannot be read */
-	trace = fread(magic, 1, sizeof(magic), f) == sizeof(magic) && !memcmp(magic, "QOSTRACE", 8);
-	fclose(f);
-	return !trace && strstr(path, ".csv");
 }
 
 static int write_perfetto(const struct export_args *a, const struct analysis *an)
@@ -177,7 +157,7 @@ int cmd_export(int argc, char **argv)
 {
 	struct argp argp = { options, parse_opt, "FILE", doc, NULL, NULL, NULL };
 	struct export_args a = { 0 };
-	struct analysis *an = NULL;
+	struct session s;
 	int err;
 
 	analysis_opts_default(&a.o);
@@ -185,31 +165,11 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	a.o.actor_specs = a.specs;
 	a.o.progress = log_is_tty();
-	if (!is_csv(a.path)) {
-		struct session s;
-
-		if (session__open(a.path, &s))
-			return 1;
-		trace__drop_records(s.trace);	/* the timeline holds them: a quarter off the peak */
-		err = analysis__run_trace(s.trace, s.tl, &a.o, &an);
-		if (!err)
-			err = write_perfetto(&a, an);
-		analysis__free(an);
-		session__close(&s);
-	} else {
-		struct gantt *g = NULL;
-		char msg[512];
-
-		err = gantt__read(a.path, NULL, &g, msg, sizeof(msg));
-		if (err) {
-			log_err("%s", msg);
-			return 1;
-		}
-		err = analysis__run_gantt(g, &a.o, &an);
-		if (!err)
-			err = write_perfetto(&a, an);
-		analysis__free(an);
-		gantt__free(g);
-	}
+	if (session__open_input(a.path, &s))
+		return 1;
+	err = session__analyse(&s, &a.o);
+	if (!err)
+		err = write_perfetto(&a, s.an);
+	session__close(&s);
 	return err ? 1 : 0;
 }

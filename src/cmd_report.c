@@ -10,7 +10,6 @@
 #include "actors.h"
 #include "analysis.h"
 #include "commands.h"
-#include "gantt_csv.h"
 #include "log.h"
 #include "parse.h"
 #include "report.h"
@@ -158,12 +157,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--qcod '%s': a fraction in (0, 1], e.g. 0.1 or 10%%", arg);
 		break;
 	case OPT_EPSILON:
-		if (!strcmp(arg, "auto"))
-			a->o.epsilon_ns = -1;
-		else if (parse_duration(arg, 0, &v) || v > INT64_MAX / 4)
+		if (parse_epsilon(arg, &a->o.epsilon_ns))
 			argp_error(state, "--epsilon '%s': a duration with a unit (50us, 1ms) or auto", arg);
-		else
-			a->o.epsilon_ns = v;
 		break;
 	case OPT_TIMING_ONLY:
 		a->o.timing_only = true;
@@ -196,20 +191,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* A trace file starts with its magic; anything else is read as a Gantt chart. */
-static bool is_trace(const char *path)
-{
-	char magic[8];
-	FILE *f = fopen(path, "rb");
-	bool yes;
-
-	if (!f)
-		return true;	/* the trace loader says why it cannot be read */
-	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) && !memcmp(magic, "QOSTRACE", 8);
-	fclose(f);
-	return yes || !strstr(path, ".csv");
-}
-
 static int render(const struct report_args *a, const struct analysis *an)
 {
 	struct report_style st = { .verbose = a->o.verbose };
@@ -236,7 +217,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct argp argp = { options, parse_opt, "FILE", doc, NULL, NULL, NULL };
 	struct report_args a = { .color = -1 };
-	struct analysis *an = NULL;
+	struct session s;
 	int err;
 
 	analysis_opts_default(&a.o);
@@ -244,32 +225,12 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	a.o.actor_specs = a.specs;
 	a.o.progress = log_is_tty();
-	if (is_trace(a.path)) {
-		struct session s;
-
-		if (session__open(a.path, &s))
-			return 1;
-		trace__drop_records(s.trace);	/* the timeline holds them: a quarter off the peak */
-		err = analysis__run_trace(s.trace, s.tl, &a.o, &an);
-		if (!err)
-			err = render(&a, an);
-		analysis__free(an);
-		session__close(&s);
-	} else {
-		struct gantt *g = NULL;
-		char msg[512];
-
-		err = gantt__read(a.path, NULL, &g, msg, sizeof(msg));
-		if (err) {
-			log_err("%s", msg);
-			return 1;
-		}
-		err = analysis__run_gantt(g, &a.o, &an);
-		if (!err)
-			err = render(&a, an);
-		analysis__free(an);
-		gantt__free(g);
-	}
+	if (session__open_input(a.path, &s))
+		return 1;
+	err = session__analyse(&s, &a.o);
+	if (!err)
+		err = render(&a, s.an);
+	session__close(&s);
 	if (err)
 		log_err("report failed: %s", strerror(err < 0 ? -err : EIO));
 	return err ? 1 : 0;

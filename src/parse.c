@@ -65,6 +65,20 @@ int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *out_ns)
 	return 0;
 }
 
+int parse_epsilon(const char *s, int64_t *out_ns)
+{
+	uint64_t v;
+
+	if (!strcmp(s, "auto")) {
+		*out_ns = -1;
+		return 0;
+	}
+	if (parse_duration(s, 0, &v) || v > INT64_MAX / 4)
+		return -EINVAL;
+	*out_ns = v;
+	return 0;
+}
+
 int parse_size(const char *s, uint64_t *out)
 {
 	unsigned long long v;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "log.h"
 #include "session.h"
+#include "tracefile.h"
 
 int session__open(const char *path, struct session *s)
 {
@@ -28,8 +31,46 @@ int session__open(const char *path, struct session *s)
 	return 0;
 }
 
+/* A trace file starts with its magic; anything else named *.csv is a Gantt chart. */
+static bool is_trace(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	bool yes;
+
+	if (!f)
+		return true;	/* the trace loader says why it cannot be read */
+	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) && !memcmp(magic, TF_MAGIC, 8);
+	fclose(f);
+	return yes || !strstr(path, ".csv");
+}
+
+int session__open_input(const char *path, struct session *s)
+{
+	char msg[512];
+	int e;
+
+	if (is_trace(path))
+		return session__open(path, s);
+	memset(s, 0, sizeof(*s));
+	e = gantt__read(path, NULL, &s->gantt, msg, sizeof(msg));
+	if (e)
+		log_err("%s", msg);
+	return e;
+}
+
+int session__analyse(struct session *s, const struct analysis_opts *o)
+{
+	if (s->gantt)
+		return analysis__run_gantt(s->gantt, o, &s->an);
+	trace__drop_records(s->trace);
+	return analysis__run_trace(s->trace, s->tl, o, &s->an);
+}
+
 void session__close(struct session *s)
 {
+	analysis__free(s->an);
+	gantt__free(s->gantt);
 	timeline__free(s->tl);
 	trace__free(s->trace);
 	memset(s, 0, sizeof(*s));

@@ -100,6 +100,24 @@ Test(parse, duration_units)
 	cr_expect_eq(parse_duration(NULL, 1, &v), -EINVAL);
 }
 
+Test(parse, epsilon)
+{
+	int64_t v = 7;
+
+	cr_expect_eq(parse_epsilon("auto", &v), 0);
+	cr_expect_eq(v, -1);
+	cr_expect_eq(parse_epsilon("50us", &v), 0);
+	cr_expect_eq(v, 50000);
+	cr_expect_eq(parse_epsilon("0ns", &v), 0);
+	cr_expect_eq(v, 0);
+	v = 7;
+	cr_expect_neq(parse_epsilon("50", &v), 0, "a unit is required");
+	cr_expect_neq(parse_epsilon("Auto", &v), 0);
+	cr_expect_neq(parse_epsilon("-1ms", &v), 0);
+	cr_expect_neq(parse_epsilon("1000000h", &v), 0, "beyond INT64_MAX / 4 ns");
+	cr_expect_eq(v, 7, "unchanged on error");
+}
+
 Test(parse, size)
 {
 	static const struct { const char *s; uint64_t want; } ok[] = {
