@@ -1,7 +1,10 @@
 /*
  * Stable sorting of (key, index) pairs. Trace records arrive almost in time
- * order (a CPU's records are ordered; CPUs interleave with small skew), so a
- * natural merge sort is used: linear on sorted input, n log(runs) otherwise.
+ * order (a CPU's records are ordered; CPUs interleave with small skew): with
+ * few ascending runs a natural merge sort takes log2(runs) passes; with many
+ * (the CPUs' streams interleaved, keys grouped by thread) an LSD radix sort
+ * over the bits the keys span takes about 4 (11-bit digits, 40-bit span).
+ * Either is linear on sorted input and needs n pairs of scratch memory.
  */
 #ifndef QT_SORT_H
 #define QT_SORT_H

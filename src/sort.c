@@ -24,14 +24,66 @@ static void merge(const struct sort_pair *src, struct sort_pair *dst, size_t lo,
 	memcpy(dst + k, src + j, (hi - j) * sizeof(*dst));
 }
 
-int sort_pairs(struct sort_pair *a, size_t n)
+/*
+ * LSD radix sort on key - lo, DIGIT bits per pass, only over the bits that
+ * vary: timestamps of a recording span about 40 bits, so 4 passes whatever
+ * the order, where merging runs costs log2(runs) passes and the CPU
+ * interleave or a grouping key (thread, start) gives thousands of runs.
+ * Counting is stable, so equal keys keep their input order.
+ */
+#define DIGIT 11
+#define NBUCKET (1u << DIGIT)
+
+static int radix(struct sort_pair *a, size_t n, uint64_t lo, unsigned passes)
+{
+	struct sort_pair *tmp = malloc(n * sizeof(*tmp)), *src = a, *dst;
+	size_t (*cnt)[NBUCKET] = calloc(passes, sizeof(*cnt));
+
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		return -ENOMEM;
+	}
+	dst = tmp;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = a[i].key - lo;
+
+		for (unsigned p = 0; p < passes; p++)
+			cnt[p][(k >> (p * DIGIT)) & (NBUCKET - 1)]++;
+	}
+	for (unsigned p = 0; p < passes; p++) {
+		unsigned shift = p * DIGIT;
+		size_t sum = 0;
+
+		/* a digit every key shares moves nothing */
+		if (cnt[p][((src[0].key - lo) >> shift) & (NBUCKET - 1)] == n)
+			continue;
+		for (size_t b = 0; b < NBUCKET; b++) {
+			size_t c = cnt[p][b];
+
+			cnt[p][b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[p][((src[i].key - lo) >> shift) & (NBUCKET - 1)]++] = src[i];
+		struct sort_pair *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+	free(cnt);
+	return 0;
+}
+
+/* Natural merge sort: bottom-up merging of the nruns ascending runs. */
+static int merge_runs(struct sort_pair *a, size_t n, size_t nruns)
 {
 	struct sort_pair *tmp, *src, *dst;
 	size_t *bounds, nb = 0;
 
-	if (n < 2 || run_end(a, 0, n) == n)
-		return 0;
-	bounds = malloc((n + 1) * sizeof(*bounds));
+	bounds = malloc((nruns + 1) * sizeof(*bounds));
 	tmp = malloc(n * sizeof(*tmp));
 	if (!bounds || !tmp) {
 		free(bounds);
@@ -65,4 +117,33 @@ int sort_pairs(struct sort_pair *a, size_t n)
 	free(bounds);
 	free(tmp);
 	return 0;
+}
+
+int sort_pairs(struct sort_pair *a, size_t n)
+{
+	uint64_t lo, hi;
+	size_t nruns = 1;
+	unsigned bits = 0, passes, merges = 0;
+
+	if (n < 2)
+		return 0;
+	lo = hi = a[0].key;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t k = a[i].key;
+
+		nruns += k < a[i - 1].key;
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	if (nruns == 1)
+		return 0;
+	while (bits < 64 && (hi - lo) >> bits)
+		bits++;
+	passes = (bits + DIGIT - 1) / DIGIT;
+	while (((size_t)1 << merges) < nruns)
+		merges++;
+	/* the radix sort also reads everything once more to count */
+	if (merges <= passes || n < NBUCKET)
+		return merge_runs(a, n, nruns);
+	return radix(a, n, lo, passes);
 }

@@ -148,3 +148,33 @@ Test(sort, interleaved_cpu_streams)
 	check(a, n, "interleaved", 5150);
 	free(a);
 }
+
+/*
+ * Sizes and spans that take the radix path (many runs, at least 2048 pairs):
+ * keys spanning 1 to 64 bits, so the last digit is partial or the only one,
+ * with duplicates so that stability is seen.
+ */
+Test(sort, many_runs_every_span)
+{
+	static const size_t sizes[] = { 2047, 2048, 2049, 5000, 30011 };
+	struct sort_pair *a = malloc(30011 * sizeof(*a));
+
+	cr_assert(a);
+	for (unsigned bits = 1; bits <= 64; bits++) {
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			unsigned long long seed = bits * 7919 + k;
+			uint64_t base = tu_rand(&seed) << 20, mask = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+
+			for (size_t i = 0; i < sizes[k]; i++) {
+				a[i].key = bits == 64 ? tu_rand(&seed) : base + (tu_rand(&seed) & mask);
+				a[i].idx = i;
+			}
+			check(a, sizes[k], "many runs", seed);
+			/* stable: equal keys keep ascending positions */
+			for (size_t i = 1; i < sizes[k]; i++)
+				cr_assert(a[i - 1].key < a[i].key || a[i - 1].idx < a[i].idx,
+					  "bits %u, n %zu: equal keys reordered at %zu", bits, sizes[k], i);
+		}
+	}
+	free(a);
+}
