@@ -33,6 +33,13 @@ struct analysis_opts {
 	int gap;			/* < 0: default */
 	bool progress;			/* progress lines on a terminal */
 	int verbose;
+	/*
+	 * The critical-path stage and the pattern search read the timeline and
+	 * the actors and write only their own results: with 2 (the default
+	 * where two CPUs are online) they run side by side, with 1 one after
+	 * the other. The results are the same.
+	 */
+	int jobs;
 };
 
 struct analysis {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Runs the analysis stages in order; see include/analysis.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "actors.h"
 #include "analysis.h"
@@ -18,6 +20,7 @@ void analysis_opts_default(struct analysis_opts *o)
 	o->delta = -1;
 	o->alpha = -1;
 	o->gap = -1;
+	o->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 }
 
 static void critical_opts_of(const struct analysis_opts *o, struct critical_opts *co)
@@ -42,18 +45,55 @@ static int run_critical(struct analysis *a, const struct timeline *tl)
 }
 
 /* Same rule: only running out of memory stops the analysis. */
-static int run_patterns(struct analysis *a, const struct timeline *tl)
+static int patterns_done(int err)
 {
-	int err;
-
-	if (a->opts.progress)
-		log_status("mining emerging patterns...");
-	err = patterns__analyse(tl, a->actors, &a->opts, &a->patterns);
-	if (a->opts.progress)
-		log_status_end();
 	if (err)
 		log_warn("emerging patterns: %s", strerror(-err));
 	return err == -ENOMEM ? err : 0;
+}
+
+struct patterns_job {
+	struct analysis *a;
+	const struct timeline *tl;
+	int err;
+};
+
+static void *patterns_thread(void *arg)
+{
+	struct patterns_job *j = arg;
+
+	j->err = patterns__analyse(j->tl, j->a->actors, &j->a->opts, &j->a->patterns);
+	return NULL;
+}
+
+/*
+ * The two stages side by side where they can be; messages are written from
+ * this thread only, after both are done. A thread that cannot be started
+ * means running them in turn, not failing.
+ */
+static int run_critical_and_patterns(struct analysis *a, const struct timeline *tl)
+{
+	struct patterns_job job = { a, tl, 0 };
+	bool side_by_side = a->opts.jobs > 1;
+	pthread_t th;
+	int err, perr;
+
+	if (a->opts.progress)
+		log_status(side_by_side ? "critical path and emerging patterns..." : "critical path...");
+	if (side_by_side && pthread_create(&th, NULL, patterns_thread, &job))
+		side_by_side = false;
+	err = run_critical(a, tl);
+	if (side_by_side) {
+		pthread_join(th, NULL);
+	} else {
+		if (a->opts.progress)
+			log_status("mining emerging patterns...");
+		patterns_thread(&job);
+	}
+	if (a->opts.progress)
+		log_status_end();
+	perr = patterns_done(job.err);
+	return err ? err : perr;
 }
 
 int analysis__run_trace(const struct trace *t, const struct timeline *tl,
@@ -70,9 +110,7 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	/* Stages are added here in DESIGN.md order: actors, critical, patterns. */
 	err = actors__analyse(tl, o, &a->actors);
 	if (!err)
-		err = run_critical(a, tl);
-	if (!err)
-		err = run_patterns(a, tl);
+		err = run_critical_and_patterns(a, tl);
 	if (err) {
 		analysis__free(a);
 		return err;

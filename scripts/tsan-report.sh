@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The report under ThreadSanitizer: the critical-path stage and the pattern
+# search run side by side on two threads (src/analysis.c), so every report
+# is a test of what they share. Builds build/tsan/qostrace, analyses a
+# synthetic trace (tests/bench/gen_trace.c) and, as root, the demo's
+# recording; fails on any data race TSan reports.
+#   scripts/tsan-report.sh
+set -u
+cd "$(dirname "$0")/.."
+W=$(mktemp -d /tmp/qostrace-tsan-XXXXXX)
+trap 'rm -rf "$W"' EXIT
+make -s all bench-progs >/dev/null || exit 1
+mkdir -p build/tsan
+# The Makefile's build links jemalloc, which TSan cannot watch: the sources
+# are built here with TSan's own allocator.
+${CC:-cc} -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude -Ibuild/skel src/*.c \
+	-lbpf -lelf -lz -lpthread -lm -o build/tsan/qostrace || exit 1
+build/bench/gen_trace "$W/synthetic.qtrace" 300000 4 >/dev/null || exit 1
+inputs=("$W/synthetic.qtrace")
+if build/qostrace demo -o "$W/demo.qtrace" -n 150 >/dev/null 2>&1; then
+	inputs+=("$W/demo.qtrace")
+else
+	echo "tsan-report.sh: SKIPPED the demo recording: cannot record here (not root, or no BPF)"
+fi
+status=0
+for f in "${inputs[@]}"; do
+	for cmd in "report" "report --json" "report --html $W/r.html" "export --perfetto $W/r.json"; do
+		TSAN_OPTIONS="halt_on_error=1 exitcode=66" build/tsan/qostrace $cmd "$f" > /dev/null 2> "$W/tsan.txt"
+		rc=$?
+		if [ $rc -eq 66 ] || grep -q 'WARNING: ThreadSanitizer' "$W/tsan.txt"; then
+			echo "tsan: qostrace $cmd $(basename "$f"): DATA RACE"
+			head -40 "$W/tsan.txt"
+			status=1
+		elif [ $rc -ne 0 ]; then
+			echo "tsan: qostrace $cmd $(basename "$f"): exit $rc"
+			tail -5 "$W/tsan.txt"
+			status=1
+		else
+			echo "tsan: qostrace $cmd $(basename "$f"): no race" | sed "s|$W/||g"
+		fi
+	done
+done
+exit $status

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The analysis driver: every stage runs over a hand-made recording, and the
+ * critical-path stage and the pattern search give the same report whether
+ * they run side by side (jobs = 2) or one after the other (jobs = 1).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actors.h"
+#include "analysis.h"
+#include "critical.h"
+#include "log.h"
+#include "patterns.h"
+#include "report.h"
+#include "synth_trace.h"
+#include "testutil.h"
+#include "timeline.h"
+
+#define MS 1000000ull
+#define T0 (1000 * MS)
+#define PERIODS 200
+
+enum { SRC = 101, SINK = 102, HOG = 201 };
+
+/*
+ * One CPU. Every 10 ms a timer wakes src, which runs 2 ms, wakes sink 1.5 ms
+ * in and sleeps; sink runs 1 ms. Every 13th period hog runs 6 ms first, in
+ * a system call, so src starts late: breaks with hog on their critical
+ * path and hog's system call as the pattern that emerges with them.
+ */
+static struct trace *world(void)
+{
+	struct synth *s = synth_new(T0, T0 + (PERIODS + 1) * 10 * MS, 1);
+
+	synth_thread(s, SRC, 100, "src");
+	synth_thread(s, SINK, 100, "sink");
+	synth_thread(s, HOG, 200, "hog");
+	synth_targets(s, "100");
+	for (uint64_t k = 0; k < PERIODS; k++) {
+		uint64_t base = T0 + k * 10 * MS, st = base + MS / 20;
+
+		synth_timer_wakeup(s, base, SRC, 100, 0);
+		if (k % 13 == 7) {
+			synth_switch(s, base, 0, 0, 0, SYN_PREEMPT, HOG, 200);
+			synth_syscall(s, base + MS / 10, base + 5 * MS, HOG, 200, 42, 0, 0);
+			st = base + 6 * MS;
+			synth_switch(s, st, 0, HOG, 200, SYN_SLEEP, SRC, 100);
+		} else {
+			synth_switch(s, st, 0, 0, 0, SYN_PREEMPT, SRC, 100);
+		}
+		synth_syscall(s, st + MS / 10, st + MS / 5, SRC, 100, 7, 0, 0);
+		synth_wakeup(s, st + 3 * MS / 2, SRC, 100, SINK, 100, 0);
+		synth_switch(s, st + 2 * MS, 0, SRC, 100, SYN_SLEEP, SINK, 100);
+		synth_switch(s, st + 3 * MS, 0, SINK, 100, SYN_SLEEP, 0, 0);
+	}
+	return synth_finish(s);
+}
+
+/* The report with its run-time measurements (which differ run to run) zeroed. */
+static char *report_of(const struct trace *t, const struct timeline *tl, int jobs)
+{
+	static const char *const timings[] = { "\"build_ns\":", "\"cpa_ns\":", "\"account_ns\":",
+					       "\"elapsed_ns\":", "\"mine_ns\":" };
+	struct analysis_opts o;
+	struct analysis *a;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	analysis_opts_default(&o);
+	o.jobs = jobs;
+	cr_assert_eq(analysis__run_trace(t, tl, &o, &a), 0);
+	cr_assert_not_null(a->actors);
+	cr_assert_not_null(a->critical, "jobs %d: no critical-path result", jobs);
+	cr_assert_not_null(a->patterns, "jobs %d: no pattern result", jobs);
+	/* both stages found something, so that equal reports say something */
+	cr_assert_geq(a->critical->nbreaks, PERIODS / 13, "jobs %d: %zu breaks", jobs, a->critical->nbreaks);
+	cr_assert(a->patterns->npos > 0 && a->patterns->symbols > 0, "jobs %d: nothing mined", jobs);
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(report_json(a, f), 0);
+	fclose(f);
+	analysis__free(a);
+	for (size_t i = 0; i < sizeof(timings) / sizeof(timings[0]); i++) {
+		for (char *p = strstr(buf, timings[i]); p; p = strstr(p, timings[i])) {
+			char *d = p + strlen(timings[i]) + strspn(p + strlen(timings[i]), " ");
+			size_t nd = strspn(d, "0123456789");
+
+			cr_assert_gt(nd, 0, "%s without a number", timings[i]);
+			memmove(d, d + nd - 1, strlen(d + nd - 1) + 1);
+			*d = '0';
+			p = d;
+		}
+	}
+	return buf;
+}
+
+Test(analysis, side_by_side_same_report)
+{
+	struct trace *t = world();
+	struct timeline *tl;
+	char *one, *two;
+
+	log_level = LOG_QUIET;
+	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
+	one = report_of(t, tl, 1);
+	two = report_of(t, tl, 2);
+	cr_assert(strstr(one, "\"hog\""), "hog appears nowhere in the report");
+	cr_assert_str_eq(one, two);
+	free(one);
+	free(two);
+	timeline__free(tl);
+	trace__free(t);
+}
+
+Test(analysis, default_jobs_follow_the_cpus)
+{
+	struct analysis_opts o;
+
+	analysis_opts_default(&o);
+	cr_assert(o.jobs == 1 || o.jobs == 2);
+	cr_assert_eq(o.jobs > 1, sysconf(_SC_NPROCESSORS_ONLN) > 1);
+}
