@@ -20,6 +20,8 @@ struct critical_result;
 struct patterns_result;
 struct gantt;
 
+#define ANALYSIS_DEFAULT_BREAK_PATHS 1000
+
 struct analysis_opts {
 	/* actors: report --actor SPEC (repeatable), --qcod */
 	const char *const *actor_specs;
@@ -28,6 +30,13 @@ struct analysis_opts {
 	/* critical path: --epsilon DURATION|auto */
 	int64_t epsilon_ns;		/* < 0: auto (from confirmed edges) */
 	bool timing_only;		/* --timing-only: ignore the wakeups (start and end times alone) */
+	/*
+	 * --break-paths N: the critical paths listed in full in JSON and HTML
+	 * are those of the N worst breaks (0: all). A storm has tens of
+	 * thousands of breaks; with every path in full its JSON report ran
+	 * to 1.2 GB. Every break is still analysed and counted.
+	 */
+	size_t break_paths;
 	/* patterns: --delta, --alpha, --gap */
 	double delta, alpha;		/* < 0: automatic search */
 	int gap;			/* < 0: default */

@@ -329,7 +329,9 @@ const char *critical_cat_name(enum crit_cat cat, uint16_t sub, const struct trac
  *   breaks [ { tid, comm, actor, late_invocation, late_start_ns,
  *     lateness_ns, start_ns, end_ns (the window), data_missing,
  *     release_excess_ns, release, delayed_by { row, excess_ns } | null,
- *     share[], segments[], segments_total } ] (worst first),
+ *     share[], segments[], segments_total } ] (worst first; the first
+ *     --break-paths of them, default 1000),
+ *   breaks_total (every break analysed), breaks_left_out (not listed),
  *   tasks [ { task, actor, line, start_ns, end_ns, est_ns, lst_ns, float_ns,
  *     critical } ] (gantt),
  *   timing { build_ns, cpa_ns, account_ns }
@@ -343,6 +345,8 @@ const char *critical_cat_name(enum crit_cat cat, uint16_t sub, const struct trac
  * ns} }.
  */
 void critical__json(const struct critical_result *r, const struct analysis *a, json_writer_t *w);
+/* The breaks whose paths JSON and HTML list: the first (worst) --break-paths of them. */
+size_t critical__breaks_listed(const struct critical_result *r, const struct analysis *a);
 /* The report's critical-path section. */
 void critical__print(const struct critical_result *r, const struct analysis *a, FILE *f,
 		     const struct report_style *st);

@@ -20,6 +20,7 @@ void analysis_opts_default(struct analysis_opts *o)
 	o->delta = -1;
 	o->alpha = -1;
 	o->gap = -1;
+	o->break_paths = ANALYSIS_DEFAULT_BREAK_PATHS;
 	o->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 }
 

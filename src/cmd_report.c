@@ -2,6 +2,7 @@
 /* qostrace report: analyse a trace (or a Gantt chart) and render it. */
 #include <argp.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ enum {
 	OPT_GAP,
 	OPT_COLOR,
 	OPT_TIMING_ONLY,
+	OPT_BREAK_PATHS,
 };
 
 static const struct argp_option options[] = {
@@ -53,6 +55,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Critical path (Hendriks & Vaandrager):", 3 },
 	{ "epsilon", OPT_EPSILON, "DURATION", 0, "Control overhead bridged between tasks (e.g. 50us), or auto (default: from the wakeups)", 3 },
 	{ "timing-only", OPT_TIMING_ONLY, NULL, 0, "Ignore the wakeups: reconstruct from start and end times alone", 3 },
+	{ "break-paths", OPT_BREAK_PATHS, "N", 0, "List the critical paths of the N worst breaks in --json and --html (default 1000, 0: all)", 3 },
 	{ NULL, 0, NULL, 0, "Emerging patterns (ConSGapMiner):", 4 },
 	{ "delta", OPT_DELTA, "PERCENT", 0, "Minimum support where the period breaks (default: searched from 100%)", 4 },
 	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds (default: searched from 0%)", 4 },
@@ -170,6 +173,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ALPHA:
 		if (parse_fraction(arg, &a->o.alpha))
 			argp_error(state, "--alpha '%s': a percentage in [0, 100], e.g. 10%%", arg);
+		break;
+	case OPT_BREAK_PATHS:
+		if (parse_u64(arg, 0, SIZE_MAX, &v))
+			argp_error(state, "--break-paths '%s': a number of breaks, 0 for all", arg);
+		a->o.break_paths = v;
 		break;
 	case OPT_GAP:
 		if (parse_u64(arg, 0, 64, &v))

@@ -321,8 +321,17 @@ static void json_culprit(json_writer_t *w, const struct analysis *a, const struc
 	jsonw_end_object(w);
 }
 
+size_t critical__breaks_listed(const struct critical_result *r, const struct analysis *a)
+{
+	size_t max = a->opts.break_paths;
+
+	return max && max < r->nbreaks ? max : r->nbreaks;
+}
+
 static void json_actors(json_writer_t *w, const struct critical_result *r, const struct analysis *a)
 {
+	size_t listed = critical__breaks_listed(r, a);
+
 	char b[64];
 
 	jsonw_name(w, "actors");
@@ -341,7 +350,7 @@ static void json_actors(json_writer_t *w, const struct critical_result *r, const
 	jsonw_end_array(w);
 	jsonw_name(w, "breaks");
 	jsonw_start_array(w);
-	for (size_t i = 0; i < r->nbreaks && a->actors; i++) {
+	for (size_t i = 0; i < listed && a->actors; i++) {
 		const struct crit_break *br = &r->breaks[i];
 		const struct actor *ac = &a->actors->v[br->actor];
 		const struct actor_break *ab = &ac->breaks[br->brk];
@@ -361,6 +370,8 @@ static void json_actors(json_writer_t *w, const struct critical_result *r, const
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
+	jsonw_u64_field(w, "breaks_total", r->nbreaks);
+	jsonw_u64_field(w, "breaks_left_out", r->nbreaks - listed);
 }
 
 static void json_gantt_tasks(json_writer_t *w, const struct critical_result *r, const struct analysis *a)

@@ -58,8 +58,18 @@ static struct trace *world(void)
 	return synth_finish(s);
 }
 
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
 /* The report with its run-time measurements (which differ run to run) zeroed. */
-static char *report_of(const struct trace *t, const struct timeline *tl, int jobs)
+static char *report_of(const struct trace *t, const struct timeline *tl, int jobs, size_t break_paths,
+		       size_t *nbreaks)
 {
 	static const char *const timings[] = { "\"build_ns\":", "\"cpa_ns\":", "\"account_ns\":",
 					       "\"elapsed_ns\":", "\"mine_ns\":" };
@@ -71,6 +81,7 @@ static char *report_of(const struct trace *t, const struct timeline *tl, int job
 
 	analysis_opts_default(&o);
 	o.jobs = jobs;
+	o.break_paths = break_paths;
 	cr_assert_eq(analysis__run_trace(t, tl, &o, &a), 0);
 	cr_assert_not_null(a->actors);
 	cr_assert_not_null(a->critical, "jobs %d: no critical-path result", jobs);
@@ -78,6 +89,7 @@ static char *report_of(const struct trace *t, const struct timeline *tl, int job
 	/* both stages found something, so that equal reports say something */
 	cr_assert_geq(a->critical->nbreaks, PERIODS / 13, "jobs %d: %zu breaks", jobs, a->critical->nbreaks);
 	cr_assert(a->patterns->npos > 0 && a->patterns->symbols > 0, "jobs %d: nothing mined", jobs);
+	*nbreaks = a->critical->nbreaks;
 	f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
 	cr_assert_eq(report_json(a, f), 0);
@@ -102,15 +114,55 @@ Test(analysis, side_by_side_same_report)
 	struct trace *t = world();
 	struct timeline *tl;
 	char *one, *two;
+	size_t nb;
 
 	log_level = LOG_QUIET;
 	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
-	one = report_of(t, tl, 1);
-	two = report_of(t, tl, 2);
+	one = report_of(t, tl, 1, 0, &nb);
+	two = report_of(t, tl, 2, 0, &nb);
 	cr_assert(strstr(one, "\"hog\""), "hog appears nowhere in the report");
 	cr_assert_str_eq(one, two);
 	free(one);
 	free(two);
+	timeline__free(tl);
+	trace__free(t);
+}
+
+/* --break-paths: the worst N paths listed, every break counted. */
+Test(analysis, break_paths_cap_the_listed_paths)
+{
+	struct trace *t = world();
+	struct timeline *tl;
+	char *all, *three, want[64];
+	size_t nb;
+
+	log_level = LOG_QUIET;
+	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
+	all = report_of(t, tl, 2, 0, &nb);
+	three = report_of(t, tl, 2, 3, &nb);
+	cr_assert_gt(nb, 3);
+	/* "delayed_by" is a field of a listed break's path only */
+	cr_assert_eq(count(all, "\"delayed_by\""), nb);
+	cr_assert_eq(count(three, "\"delayed_by\""), 3);
+	snprintf(want, sizeof(want), "\"breaks_total\": %zu", nb);
+	cr_assert(strstr(all, want) && strstr(three, want), "no %s", want);
+	cr_assert(strstr(all, "\"breaks_left_out\": 0"));
+	snprintf(want, sizeof(want), "\"breaks_left_out\": %zu", nb - 3);
+	cr_assert(strstr(three, want), "no %s", want);
+	/* the three listed are the first three of the full list */
+	{
+		const char *a = strstr(all, "\"critical\":"), *b = strstr(three, "\"critical\":");
+
+		cr_assert(a && b);
+		for (int k = 0; k < 3; k++) {
+			a = strstr(a + 1, "\"late_invocation\"");
+			b = strstr(b + 1, "\"late_invocation\"");
+			cr_assert(a && b);
+			cr_assert_eq(strncmp(a, b, strstr(a, "\"share\"") - a), 0, "listed break %d differs", k);
+		}
+	}
+	free(all);
+	free(three);
 	timeline__free(tl);
 	trace__free(t);
 }
