@@ -10,10 +10,16 @@
 # 2. The same context-switch storm (stress-ng --switch) recorded by qostrace
 #    record -a and by perf sched record, at about 1 M and 10 M events:
 #    qostrace report against perf sched timehist and perf sched latency.
+# 3. Where it goes: instructions per stage (callgrind, the 1 M synthetic
+#    trace), user and system time and page faults of the 10 M one (perf
+#    stat), and what a first touch of memory costs on this machine
+#    (tests/bench/mem_touch.c): the system time of a report is its page
+#    faults, so memory per run interval is also time.
 # Results go to stdout and to scripts/results/bench-analysis.txt.
 set -u
 cd "$(dirname "$0")/.."
 MAX=${1:-100000000}
+REPEAT=${REPEAT:-3}	# runs per input up to 10 M events, median reported
 OUT=scripts/results/bench-analysis.txt
 WORK=$(mktemp -d /tmp/qostrace-bench-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -28,24 +34,33 @@ log() { echo "$@" | tee -a "$OUT.tmp"; }
 log "# qostrace analysis speed, $(date -u +%Y-%m-%dT%H:%MZ), $(uname -r), $(nproc) CPUs, $(free -g | awk '/Mem:/ { print $2 }') GiB"
 log ""
 log "# 1. report --json on synthetic traces (gen_trace, 8 CPUs)"
-log "    events        runs   file MB   wall s   user s   events/s   peak MB   B/run   load / timeline / actors / critical / patterns (s)"
+log "    events        runs   file MB   wall s   user s   events/s   peak MB   B/run   stages (s, last run)   (every run's wall s)"
 
-measure() {	# file events label
-	local f=$1 ev=$2
-	/usr/bin/time -f "%e %U %M" -o "$WORK/t" $QT report --json "$f" > "$WORK/r.json" 2> "$WORK/err" || {
-		log "    $3: report failed: $(tail -1 "$WORK/err")"; return 1; }
-	read -r wall user rss < "$WORK/t"
-	python3 - "$WORK/r.json" "$ev" "$wall" "$user" "$rss" "$(stat -c %s "$f")" <<'PY' | tee -a "$OUT.tmp"
-import json, sys
+measure() {	# file events label: the median of REPEAT runs (this VM's page faults vary run to run)
+	local f=$1 ev=$2 k reps=$REPEAT
+	[ "$ev" -le 10000000 ] || reps=1
+	: > "$WORK/runs"
+	for k in $(seq "$reps"); do
+		/usr/bin/time -f "%e %U %M" -o "$WORK/t" $QT report --json "$f" > "$WORK/r.json" 2> "$WORK/err" || {
+			log "    $3: report failed: $(tail -1 "$WORK/err")"; return 1; }
+		cat "$WORK/t" >> "$WORK/runs"
+	done
+	python3 - "$WORK/r.json" "$ev" "$WORK/runs" "$(stat -c %s "$f")" <<'PY' | tee -a "$OUT.tmp"
+import json, statistics, sys
 d = json.load(open(sys.argv[1]))
-ev, wall, user, rss, size = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+ev, size = int(sys.argv[2]), int(sys.argv[4])
+runs_t = [tuple(map(float, l.split())) for l in open(sys.argv[3]) if l.strip()]
+wall = statistics.median(r[0] for r in runs_t)
+user = statistics.median(r[1] for r in runs_t)
+rss = max(r[2] for r in runs_t)
+spread = "" if len(runs_t) < 2 else f"   ({' '.join(f'{r[0]:.2f}' for r in runs_t)})"
 runs = sum(t["occurrences"] for t in d["threads"])
 crit = d.get("critical") or {}
 ct = crit.get("timing", {})
 crit_s = sum(ct.get(k, 0) for k in ("build_ns", "cpa_ns", "account_ns")) / 1e9
 pat = (d.get("patterns_search") or {}).get("elapsed_ns", 0) / 1e9
 print(f"{ev:10d} {runs:11d} {size / 1e6:9.1f} {wall:8.2f} {user:8.2f} {ev / wall:10.0f} {rss / 1024:9.0f} {rss * 1024 / max(runs, 1):7.1f}"
-      f"   critical {crit_s:.2f}, patterns {pat:.2f}")
+      f"   critical {crit_s:.2f}, patterns {pat:.2f}{spread}")
 PY
 }
 
@@ -58,24 +73,72 @@ done
 
 log ""
 log "# 2. the same storm (stress-ng --switch 2) recorded by qostrace and by perf sched record"
-log "    storm   tool                  events      file MB   analysis                      wall s   events/s   peak MB"
+log "    storm   tool                           events   file MB    wall s   events/s   peak MB   (every run's wall s; median of $REPEAT)"
 for secs in 2 15; do
 	$QT record -q -a --no-syscalls -o "$WORK/q.qtrace" --force -- stress-ng --switch 2 -t "$secs" -q
 	perf sched record -q -o "$WORK/p.data" -- stress-ng --switch 2 -t "$secs" -q >/dev/null 2>&1
 	qev=$($QT report --json "$WORK/q.qtrace" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"]["events"])')
 	pev=$(perf script -i "$WORK/p.data" 2>/dev/null | wc -l)
-	for what in "qostrace report --json" "perf sched timehist" "perf sched latency"; do
-		case "$what" in
-		qostrace*) cmd=($QT report --json "$WORK/q.qtrace"); ev=$qev; f=$WORK/q.qtrace ;;
-		*timehist) cmd=(perf sched timehist -i "$WORK/p.data"); ev=$pev; f=$WORK/p.data ;;
-		*latency) cmd=(perf sched latency -i "$WORK/p.data"); ev=$pev; f=$WORK/p.data ;;
-		esac
-		/usr/bin/time -f "%e %M" -o "$WORK/t" "${cmd[@]}" > /dev/null 2>&1
-		read -r wall rss < "$WORK/t"
-		awk -v s="$secs" -v w="$what" -v ev="$ev" -v wall="$wall" -v rss="$rss" -v size="$(stat -c %s "$f")" \
-			'BEGIN { printf "   %3d s   %-28s %9d %9.1f   %7.2f %10.0f %9.0f\n", s, w, ev, size / 1e6, wall, ev / (wall > 0 ? wall : 1e-3), rss / 1024 }' |
+	declare -A walls=() rsss=()
+	tools=("qostrace report --json" "qostrace report" "perf sched timehist" "perf sched latency")
+	for k in $(seq "$REPEAT"); do	# interleaved, so that noise hits all alike
+		for what in "${tools[@]}"; do
+			case "$what" in
+			*--json) cmd=($QT report --json "$WORK/q.qtrace") ;;
+			qostrace*) cmd=($QT report "$WORK/q.qtrace") ;;
+			*timehist) cmd=(perf sched timehist -i "$WORK/p.data") ;;
+			*latency) cmd=(perf sched latency -i "$WORK/p.data") ;;
+			esac
+			/usr/bin/time -f "%e %M" -o "$WORK/t" "${cmd[@]}" > /dev/null 2>&1
+			read -r wall rss < "$WORK/t"
+			walls[$what]="${walls[$what]:-} $wall"
+			rsss[$what]=$rss
+		done
+	done
+	for what in "${tools[@]}"; do
+		case "$what" in qostrace*) ev=$qev; f=$WORK/q.qtrace ;; *) ev=$pev; f=$WORK/p.data ;; esac
+		wall=$(echo "${walls[$what]}" | tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		awk -v s="$secs" -v w="$what" -v ev="$ev" -v wall="$wall" -v rss="${rsss[$what]}" -v size="$(stat -c %s "$f")" \
+			-v all="${walls[$what]}" \
+			'BEGIN { printf "   %3d s   %-28s %9d %9.1f   %7.2f %10.0f %9.0f   (%s )\n", s, w, ev, size / 1e6, wall, ev / (wall > 0 ? wall : 1e-3), rss / 1024, all }' |
 			tee -a "$OUT.tmp"
 	done
 done
+log ""
+log "# 3. where the time goes"
+build/bench/gen_trace "$WORK/g1.qtrace" 1000000 8 > /dev/null
+if command -v valgrind > /dev/null; then
+	valgrind -q --tool=callgrind --callgrind-out-file="$WORK/cg.out" $QT report --json "$WORK/g1.qtrace" > /dev/null 2>&1
+	callgrind_annotate --inclusive=yes "$WORK/cg.out" 2> /dev/null > "$WORK/cg.txt"
+	python3 - "$WORK/cg.txt" 1000000 <<'PY' | tee -a "$OUT.tmp"
+import re, sys
+stages = ["trace__load", "timeline__build", "actors__analyse", "critical__analyse", "patterns__analyse", "report_json"]
+inc, total = {}, None
+for line in open(sys.argv[1]):
+    if "PROGRAM TOTALS" in line:
+        total = int(line.split()[0].replace(",", ""))
+        continue
+    m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+)", line)
+    if not m:
+        continue
+    fn = m.group(2).split(":")[-1]
+    if fn in stages and fn not in inc:
+        inc[fn] = int(m.group(1).replace(",", ""))
+ev = int(sys.argv[2])
+print(f"instructions (callgrind, report --json, synthetic 1 M events): {total / ev:.0f} per event in all")
+for s in stages:
+    if s in inc:
+        print(f"  {s:20s} {inc[s] / ev:8.0f} per event  {100 * inc[s] / total:5.1f} %")
+PY
+else
+	log "valgrind not installed: no instruction counts"
+fi
+build/bench/gen_trace "$WORK/g10.qtrace" 10000000 8 > /dev/null
+perf stat -x, -e task-clock,page-faults -o "$WORK/ps.txt" $QT report --json "$WORK/g10.qtrace" > /dev/null 2>&1
+/usr/bin/time -f "%e %U %S %M" -o "$WORK/t" $QT report --json "$WORK/g10.qtrace" > /dev/null 2>&1
+read -r wall user sys rss < "$WORK/t"
+log "report --json, synthetic 10 M: wall $wall s, user $user s, system $sys s, peak $((rss / 1024)) MB, $(awk -F, '$3 == "page-faults" { print $1 }' "$WORK/ps.txt") page faults"
+log "first touch of memory on this machine (mem_touch 2048 MiB, 3 rounds: fresh pages, then pages just freed):"
+build/bench/mem_touch 2048 3 | sed 's/^/  /' | tee -a "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 echo "written to $OUT"
