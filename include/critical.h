@@ -156,6 +156,7 @@ struct critical_opts {
 	bool timing_only;		/* ignore the wakeups: start and end times alone */
 	int64_t epsilon_cap_ns;		/* auto at most this; 0: CRIT_DEFAULT_EPS_CAP */
 	uint64_t max_edges;		/* candidate budget, 0: PREC_DEFAULT_MAX_EDGES(n) */
+	int jobs;			/* threads accounting the actors' paths (<= 1: this one) */
 };
 
 /* Categories of edges (stored in prec_graph.cat) and of the time on a path. */

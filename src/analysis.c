@@ -29,6 +29,7 @@ static void critical_opts_of(const struct analysis_opts *o, struct critical_opts
 	critical_opts_default(co);
 	co->epsilon_ns = o->epsilon_ns;
 	co->timing_only = o->timing_only;
+	co->jobs = o->jobs;
 }
 
 /* A stage that fails says so and leaves its result NULL; the others still report. */

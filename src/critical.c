@@ -5,6 +5,7 @@
  * the model and the choices; this file follows it section by section.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,7 +47,7 @@ struct model {
 	uint32_t *run_first;		/* [nruns] first fragment of run r, or CRIT_NONE */
 	uint32_t *cpu_idx;		/* [n] tasks by (CPU, start) */
 	uint32_t *cpu_off;		/* [ncpu + 1] */
-	uint32_t *cpu_hint;		/* [ncpu] where the last search on that CPU ended */
+	uint32_t *cpu_hint;		/* [ncpu] where the last search on that CPU ended (model building) */
 	uint32_t ncpu;
 	struct span *miss;		/* merged windows of missing data (any CPU) */
 	size_t nmiss;
@@ -336,9 +337,10 @@ static int index_cpus(struct model *m)
  * CPU): a galloping search from where the last one on that CPU ended, since
  * queries come in bursts close in time.
  */
-static uint32_t first_ending_after(const struct model *m, uint32_t cpu, int64_t a)
+/* hint[cpu]: where the caller's last search on that CPU ended (one array per thread). */
+static uint32_t first_ending_after(const struct model *m, uint32_t *hint, uint32_t cpu, int64_t a)
 {
-	uint32_t lo = m->cpu_off[cpu], hi = m->cpu_off[cpu + 1], p = m->cpu_hint[cpu], l, r, step = 1;
+	uint32_t lo = m->cpu_off[cpu], hi = m->cpu_off[cpu + 1], p = hint[cpu], l, r, step = 1;
 
 	if (p < lo || p > hi)
 		p = lo;
@@ -375,7 +377,7 @@ static uint32_t first_ending_after(const struct model *m, uint32_t cpu, int64_t 
 		else
 			r = mid;
 	}
-	m->cpu_hint[cpu] = l;
+	hint[cpu] = l;
 	return l;
 }
 
@@ -385,15 +387,15 @@ static uint32_t first_ending_after(const struct model *m, uint32_t cpu, int64_t 
  */
 typedef void (*held_fn)(void *ctx, uint32_t thread, int64_t ns);
 
-static int64_t held_on_cpu(const struct model *m, uint32_t cpu, uint32_t th, int64_t a, int64_t b,
-			   held_fn fn, void *ctx)
+static int64_t held_on_cpu(const struct model *m, uint32_t *hint, uint32_t cpu, uint32_t th, int64_t a,
+			   int64_t b, held_fn fn, void *ctx)
 {
 	uint32_t lo;
 	int64_t total = 0;
 
 	if (!m->cpu_idx || cpu >= m->ncpu || b <= a)
 		return 0;
-	lo = first_ending_after(m, cpu, a);
+	lo = first_ending_after(m, hint, cpu, a);
 	for (uint32_t i = lo; i < m->cpu_off[cpu + 1]; i++) {
 		uint32_t u = m->cpu_idx[i];
 		int64_t s = m->tasks[u].start_ns, e = m->tasks[u].end_ns;
@@ -607,7 +609,7 @@ static int64_t invisible_gap_max(const struct model *m)
 		/* Where data is missing, who held the CPU is not known. */
 		if (b < a || (m->nmiss && missing(m, a, b)))
 			continue;
-		x = (b - a) - held_on_cpu(m, w->target_cpu, owner_of(m, v), a, b, NULL, NULL);
+		x = (b - a) - held_on_cpu(m, m->cpu_hint, w->target_cpu, owner_of(m, v), a, b, NULL, NULL);
 		if (x > best)
 			best = x;
 	}
@@ -843,6 +845,7 @@ struct walker {
 	const struct prec_graph *g;
 	const int64_t *est;
 	const uint32_t *bind;
+	uint32_t *hint;			/* [m->ncpu] this walker's CPU search hints */
 };
 
 struct top_holder {
@@ -886,7 +889,7 @@ static void account_wait(const struct walker *w, struct acc *acc, struct segbuf 
 	if (b <= a)
 		return;
 	if (cpu != CRIT_NONE && m->cpu_idx)
-		held = held_on_cpu(m, cpu, owner_of(m, v), a + m->t0, b + m->t0, holder_cb, &h);
+		held = held_on_cpu(m, w->hint, cpu, owner_of(m, v), a + m->t0, b + m->t0, holder_cb, &h);
 	if (b - a - held > 0)
 		acc_cat(acc, cat, sub, b - a - held);
 	seg_push(sb, (struct crit_seg){ .start_ns = a + m->t0, .end_ns = b + m->t0, .thread = owner_of(m, v),
@@ -1147,8 +1150,13 @@ static void find_culprit(struct crit_break *b, const struct crit_share *ref, siz
  * (from the start of the one before to its completion), so that what a
  * normal period holds (a timer, the actor's own work) cancels out.
  */
+/*
+ * The breaks of actor a into res->breaks[slot .. slot + a->nbreaks): a break
+ * without a path leaves its slot with actor = CRIT_NONE, for the caller to
+ * squeeze out.
+ */
 static int account_actor_breaks(struct critical_result *res, const struct walker *w, const struct actor *a,
-				size_t ai, struct acc *acc)
+				size_t ai, size_t slot, struct acc *acc)
 {
 	const struct model *m = w->m;
 	struct crit_share *ref = NULL;
@@ -1167,10 +1175,11 @@ static int account_actor_breaks(struct critical_result *res, const struct walker
 	err = acc_take(acc, &ref, &nref);
 	for (size_t k = 0; k < a->nbreaks && !err; k++) {
 		const struct actor_break *ab = &a->breaks[k];
-		struct crit_break *b = &res->breaks[res->nbreaks];
+		struct crit_break *b = &res->breaks[slot + k];
 		int64_t end, h = ab->start_ns - m->t0;
 		uint32_t v;
 
+		b->actor = CRIT_NONE;
 		if (ab->late >= a->ninv)
 			continue;
 		v = completion(m, a, ab->late, &end);
@@ -1182,7 +1191,6 @@ static int account_actor_breaks(struct critical_result *res, const struct walker
 		b->brk = k;
 		b->lateness_ns = ab->lateness_ns;
 		err = path_into(w, v, end, h, acc, CRIT_MAX_SEGS, &b->path);
-		res->nbreaks++;
 		if (!err)
 			find_culprit(b, ref, nref, nwin);
 	}
@@ -1190,46 +1198,123 @@ static int account_actor_breaks(struct critical_result *res, const struct walker
 	return err;
 }
 
-static int account_actors(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
-			  struct acc *acc)
+/* Actor i: the path into every invocation, then its breaks. */
+static int account_actor(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
+			 size_t i, size_t slot, struct acc *acc)
 {
-	const struct model *m = w->m;
-	size_t nb = 0;
+	const struct actor *a = &ar->v[i];
+	struct crit_actor *ca = &res->actors[i];
+	int64_t horizon = 0;
+	int err;
+
+	ca->actor = i;
+	ca->thread = a->thread;
+	for (size_t k = 0; k < a->ninv; k++) {
+		int64_t end;
+		uint32_t v = completion(w->m, a, k, &end);
+
+		if (v == CRIT_NONE || end <= horizon)
+			continue;
+		walk(w, v, end, horizon, acc, NULL);
+		ca->ninv++;
+		ca->total_ns = end;
+		horizon = end;
+	}
+	err = acc_take(acc, &ca->share, &ca->nshare);
+	if (!err && a->nbreaks)
+		err = account_actor_breaks(res, w, a, i, slot, acc);
+	return err;
+}
+
+/*
+ * Accounting threads: each takes the next actor not yet taken, with its own
+ * accumulator and CPU search hints; the actors' results go to their own
+ * slots, so the result does not depend on who did which.
+ */
+struct acct_job {
+	struct critical_result *res;
+	const struct actors_result *ar;
+	const size_t *slot;		/* [ar->n] first break slot of each actor */
+	size_t next;			/* the next actor to take (atomic) */
+	int failed;			/* atomic */
+};
+
+struct acct_worker {
+	struct acct_job *job;
+	struct walker w;
+	struct acc *acc;
+	int err;
+};
+
+static void *acct_work(void *arg)
+{
+	struct acct_worker *wk = arg;
+	struct acct_job *j = wk->job;
+
+	for (;;) {
+		size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+
+		if (i >= j->ar->n || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
+			break;
+		wk->err = account_actor(j->res, &wk->w, j->ar, i, j->slot[i], wk->acc);
+		if (wk->err) {
+			__atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int account_actors(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
+			  struct acc *acc, int jobs, size_t nowners)
+{
+	struct acct_job job = { .res = res, .ar = ar };
+	struct acct_worker main_wk = { .job = &job, .w = *w, .acc = acc }, side = { .job = &job, .w = *w };
+	struct acc side_acc = { 0 };
+	size_t *slot, nb = 0, k = 0;
+	pthread_t th;
+	bool two = false;
 	int err;
 
 	res->actors = calloc(ar->n ? ar->n : 1, sizeof(*res->actors));
-	if (!res->actors)
+	slot = malloc((ar->n ? ar->n : 1) * sizeof(*slot));
+	if (!res->actors || !slot) {
+		free(slot);
 		return -ENOMEM;
-	for (size_t i = 0; i < ar->n; i++)
-		nb += ar->v[i].nbreaks;
-	res->breaks = calloc(nb ? nb : 1, sizeof(*res->breaks));
-	if (!res->breaks)
-		return -ENOMEM;
-	for (size_t i = 0; i < ar->n; i++) {
-		const struct actor *a = &ar->v[i];
-		struct crit_actor *ca = &res->actors[res->nactors];
-		int64_t horizon = 0;
-
-		ca->actor = i;
-		ca->thread = a->thread;
-		for (size_t k = 0; k < a->ninv; k++) {
-			int64_t end;
-			uint32_t v = completion(m, a, k, &end);
-
-			if (v == CRIT_NONE || end <= horizon)
-				continue;
-			walk(w, v, end, horizon, acc, NULL);
-			ca->ninv++;
-			ca->total_ns = end;
-			horizon = end;
-		}
-		err = acc_take(acc, &ca->share, &ca->nshare);
-		if (err)
-			return err;
-		res->nactors++;
-		if (a->nbreaks && (err = account_actor_breaks(res, w, a, i, acc)))
-			return err;
 	}
+	for (size_t i = 0; i < ar->n; i++) {
+		slot[i] = nb;
+		nb += ar->v[i].nbreaks;
+	}
+	res->breaks = calloc(nb ? nb : 1, sizeof(*res->breaks));
+	if (!res->breaks) {
+		free(slot);
+		return -ENOMEM;
+	}
+	/* Every slot is freed by critical__free, filled or not, until squeezed. */
+	res->nactors = ar->n;
+	res->nbreaks = nb;
+	job.slot = slot;
+	side.w.hint = NULL;	/* its own, or none */
+	/* A second thread is worth it with a second actor; without one, this thread does all. */
+	if (jobs > 1 && ar->n > 1 && !acc_init(&side_acc, nowners)) {
+		side.acc = &side_acc;
+		side.w.hint = calloc(w->m->ncpu ? w->m->ncpu : 1, sizeof(*side.w.hint));
+		two = side.w.hint && !pthread_create(&th, NULL, acct_work, &side);
+	}
+	acct_work(&main_wk);
+	if (two)
+		pthread_join(th, NULL);
+	free(side.w.hint);
+	acc_free(&side_acc);
+	free(slot);
+	err = main_wk.err ? main_wk.err : side.err;
+	if (err)
+		return err;
+	for (size_t i = 0; i < nb; i++)
+		if (res->breaks[i].actor != CRIT_NONE)
+			res->breaks[k++] = res->breaks[i];
+	res->nbreaks = k;
 	qsort(res->breaks, res->nbreaks, sizeof(*res->breaks), cmp_break);
 	return 0;
 }
@@ -1539,7 +1624,7 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	res->unexplained = res->edges.releases[CRIT_CAT_REL_NONE];
 	res->edges.exact = g->n_exact;
 
-	w = (struct walker){ .m = &m, .g = g, .est = c->est, .bind = bind };
+	w = (struct walker){ .m = &m, .g = g, .est = c->est, .bind = bind, .hint = m.cpu_hint };
 	err = acc_init(&acc, tl->nthreads);
 	if (err)
 		goto out;
@@ -1551,7 +1636,7 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 			goto out;
 	}
 	if (ar)
-		err = account_actors(res, &w, ar, &acc);
+		err = account_actors(res, &w, ar, &acc, o->jobs, tl->nthreads);
 	res->build_ns = t_graph - t_start;
 	res->cpa_ns = t_cpa - t_graph;
 	res->account_ns = now_ns() - t_cpa;
@@ -1881,7 +1966,7 @@ int critical__analyse_gantt(const struct gantt *gt, const struct critical_opts *
 	if (err)
 		goto out;
 
-	w = (struct walker){ .m = &m, .g = g, .est = c->est, .bind = c->bind };
+	w = (struct walker){ .m = &m, .g = g, .est = c->est, .bind = c->bind, .hint = m.cpu_hint };
 	err = acc_init(&acc, gt->n_actors);
 	if (err)
 		goto out;

@@ -568,9 +568,50 @@ Test(critical, empty_trace)
  * path sum to its window, segments tile it, the whole path ends with the
  * last run, for both modes and several eps.
  */
+static void assert_same_shares(const struct crit_share *a, size_t na, const struct crit_share *b, size_t nb,
+			       const char *what)
+{
+	cr_assert_eq(na, nb, "%s: %zu rows against %zu", what, na, nb);
+	for (size_t i = 0; i < na; i++)
+		cr_assert(a[i].thread == b[i].thread && a[i].cat == b[i].cat && a[i].sub == b[i].sub &&
+			  a[i].ns == b[i].ns && a[i].run_ns == b[i].run_ns && a[i].held_ns == b[i].held_ns,
+			  "%s: row %zu differs", what, i);
+}
+
+/* Accounting on two threads (jobs 2) gives what one thread gives. */
+static void assert_same_result(const struct critical_result *a, const struct critical_result *b,
+			       unsigned long long seed)
+{
+	char what[64];
+
+	cr_assert_eq(a->nactors, b->nactors, "seed %llu", seed);
+	for (size_t i = 0; i < a->nactors; i++) {
+		snprintf(what, sizeof(what), "seed %llu actor %zu", seed, i);
+		cr_assert(a->actors[i].ninv == b->actors[i].ninv && a->actors[i].total_ns == b->actors[i].total_ns,
+			  "%s", what);
+		assert_same_shares(a->actors[i].share, a->actors[i].nshare, b->actors[i].share,
+				   b->actors[i].nshare, what);
+	}
+	cr_assert_eq(a->nbreaks, b->nbreaks, "seed %llu", seed);
+	for (size_t i = 0; i < a->nbreaks; i++) {
+		const struct crit_break *x = &a->breaks[i], *y = &b->breaks[i];
+
+		snprintf(what, sizeof(what), "seed %llu break %zu", seed, i);
+		cr_assert(x->actor == y->actor && x->brk == y->brk && x->lateness_ns == y->lateness_ns &&
+			  x->excess_ns == y->excess_ns && x->culprit.thread == y->culprit.thread &&
+			  x->path.nseg == y->path.nseg && x->path.ntasks == y->path.ntasks, "%s", what);
+		assert_same_shares(x->path.share, x->path.nshare, y->path.share, y->path.nshare, what);
+		for (size_t k = 0; k < x->path.nseg; k++)
+			cr_assert(x->path.seg[k].start_ns == y->path.seg[k].start_ns &&
+				  x->path.seg[k].holder == y->path.seg[k].holder &&
+				  x->path.seg[k].held_ns == y->path.seg[k].held_ns, "%s segment %zu", what, k);
+	}
+}
+
 Test(critical, random_schedules_account_exactly)
 {
 	int waits = 0;
+	size_t parallel_checked = 0;
 
 	for (unsigned long long seed = 1; seed <= 60; seed++) {
 		unsigned long long rs = seed * 0x9E3779B97F4A7C15ULL;
@@ -694,6 +735,15 @@ Test(critical, random_schedules_account_exactly)
 			o.timing_only = mode & 1;
 			o.epsilon_ns = mode & 2 ? tu_rand_range(&rs, 0, 500) * US : -1;
 			run_critical(&f, &o);
+			{
+				struct critical_result *two = NULL;
+
+				o.jobs = 2;
+				cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &two), 0);
+				assert_same_result(f.r, two, seed);
+				critical__free(two);
+				parallel_checked += f.r->nbreaks;
+			}
 			for (size_t i = 0; i < f.tl->nruns; i++)
 				if ((int64_t)f.tl->runs[i].end > last_end)
 					last_end = (int64_t)f.tl->runs[i].end;
@@ -733,6 +783,7 @@ Test(critical, random_schedules_account_exactly)
 		fx_free(&f);
 	}
 	cr_assert_gt(waits, 100, "only %d waits checked", waits);
+	cr_assert_gt(parallel_checked, 100, "only %zu breaks compared on two threads", parallel_checked);
 }
 
 /* ---- Gantt charts ---- */
