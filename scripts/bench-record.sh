@@ -66,16 +66,22 @@ start_perf() {
 	perf sched record -a -o "$WORK/perf.data" >/dev/null 2>&1 & TPID=$!
 	sleep 1.5
 }
+# trace-cmd's recording path without trace-cmd: the same events, ftrace buffer, splice.
+start_ftrace() {
+	mkdir -p "$WORK/ftrace"
+	build/bench/ftrace_rec "$WORK/ftrace" sched:sched_switch sched:sched_wakeup \
+		> "$WORK/ftrace.out" 2>&1 & TPID=$!
+	sleep 1
+}
 start_tracecmd() {
 	if [ -n "$TRACECMD_OK" ]; then
 		trace-cmd record -e sched:sched_switch -e sched:sched_wakeup -o "$WORK/trace.dat" \
 			>/dev/null 2>&1 & TPID=$!
+		sleep 3
 	else
-		mkdir -p "$WORK/ftrace"
-		build/bench/ftrace_rec "$WORK/ftrace" sched:sched_switch sched:sched_wakeup \
-			> "$WORK/ftrace.out" 2>&1 & TPID=$!
+		start_ftrace
+		sleep 2
 	fi
-	sleep 3
 }
 # bpftrace as users run it: a line per switch, to a file.
 BPFTRACE_PROG='tracepoint:sched:sched_switch { printf("%d %s %d\n", args->prev_pid, args->next_comm, args->next_pid); }'
@@ -104,10 +110,17 @@ recorded_tracecmd() {
 	if [ -n "$TRACECMD_OK" ]; then
 		trace-cmd report -i "$WORK/trace.dat" 2>/dev/null | grep -c 'sched_'
 	else
-		awk '$1 == "events" { print $2; f = 1 } END { if (!f) print 0 }' "$WORK/ftrace.out"
+		recorded_ftrace
 	fi
 }
+recorded_ftrace() { awk '$1 == "events" { print $2; f = 1 } END { if (!f) print 0 }' "$WORK/ftrace.out"; }
 recorded_bpftrace() { grep -c '^[0-9]' "$WORK/bpftrace.out"; }
+# lost_<tracer>: the events it says it lost (ftrace: overwritten + dropped; bpftrace: "Lost N events")
+lost_ftrace() { awk '$1 == "events" { print $4; f = 1 } END { if (!f) print 0 }' "$WORK/ftrace.out"; }
+lost_bpftrace() {
+	cat "$WORK/bpftrace.out" "$WORK/bpftrace.err" |
+		awk '/Lost [0-9]+ events/ { for (i = 1; i < NF; i++) if ($i == "Lost") s += $(i + 1) } END { print s + 0 }'
+}
 
 # Can trace-cmd record here? Some sandboxes refuse the ftrace control files it writes.
 TRACECMD_OK=
@@ -246,26 +259,13 @@ loss_run() {	# tool freq -> "events lost" on stdout; sets LOSS_WALL
 			/PERF_RECORD_LOST_SAMPLES/ { v = $NF; gsub(/[^0-9]/, "", v); b += v }
 			END { print (a > b ? a : b) + 0 }')
 		echo "${ev:-0} $lost" ;;
-	ftrace)
-		mkdir -p "$WORK/ftrace"
-		build/bench/ftrace_rec "$WORK/ftrace" sched:sched_switch sched:sched_wakeup > "$WORK/ftrace.out" 2>&1 &
-		local pid=$!
-		sleep 1
+	ftrace|bpftrace)	# in the background, as in the cost rounds above
+		"start_$tool"
 		t0=$(date +%s.%N)
 		"${stress[@]}" > /dev/null 2>&1
 		t1=$(date +%s.%N)
-		kill -INT "$pid"; wait "$pid"
-		awk '$1 == "events" { print $2, $4 }' "$WORK/ftrace.out" ;;
-	bpftrace)
-		bpftrace -e "$BPFTRACE_PROG" \
-			> "$WORK/bpftrace.out" 2> "$WORK/bpftrace.err" &
-		local pid=$!
-		sleep 4
-		t0=$(date +%s.%N)
-		"${stress[@]}" > /dev/null 2>&1
-		t1=$(date +%s.%N)
-		kill -INT "$pid"; wait "$pid"
-		echo "$(grep -c '^[0-9]' "$WORK/bpftrace.out") $(cat "$WORK/bpftrace.out" "$WORK/bpftrace.err" | awk '/Lost [0-9]+ events/ { for (i = 1; i < NF; i++) if ($i == "Lost") s += $(i + 1) } END { print s + 0 }')" ;;
+		stop_tracer
+		echo "$("recorded_$tool") $("lost_$tool")" ;;
 	esac
 	LOSS_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 }

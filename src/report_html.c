@@ -308,7 +308,7 @@ static void data_critical(FILE *f, const struct analysis *a, const uint32_t *lan
 	}
 	*cn = cn_zero;
 	fputs(",\n\"critical\":{\"paths\":[", f);
-	for (size_t i = 0; i < critical__breaks_listed(r, a); i++) {
+	for (size_t i = 0, listed = critical__breaks_listed(r, a); i < listed; i++) {
 		const struct crit_break *b = &r->breaks[i];
 		const struct actor *ac = a->actors && b->actor < a->actors->n ? &a->actors->v[b->actor] : NULL;
 

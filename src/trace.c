@@ -293,10 +293,7 @@ void trace__free(struct trace *t)
 	tf_kv_free(&t->end);
 	free(t->threads_start);
 	free(t->threads_end);
-	free(t->sw);
-	free(t->wk);
-	free(t->sc);
-	free(t->irq);
+	trace__drop_records(t);
 	free(t->task);
 	free(t->irqn);
 	free(t->lost);

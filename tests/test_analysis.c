@@ -58,15 +58,6 @@ static struct trace *world(void)
 	return synth_finish(s);
 }
 
-static size_t count(const char *s, const char *what)
-{
-	size_t n = 0;
-
-	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
-		n++;
-	return n;
-}
-
 /* The report with its run-time measurements (which differ run to run) zeroed. */
 static char *report_of(const struct trace *t, const struct timeline *tl, int jobs, size_t break_paths,
 		       size_t *nbreaks)
@@ -142,8 +133,8 @@ Test(analysis, break_paths_cap_the_listed_paths)
 	three = report_of(t, tl, 2, 3, &nb);
 	cr_assert_gt(nb, 3);
 	/* "delayed_by" is a field of a listed break's path only */
-	cr_assert_eq(count(all, "\"delayed_by\""), nb);
-	cr_assert_eq(count(three, "\"delayed_by\""), 3);
+	cr_assert_eq(tu_count(all, "\"delayed_by\""), nb);
+	cr_assert_eq(tu_count(three, "\"delayed_by\""), 3);
 	snprintf(want, sizeof(want), "\"breaks_total\": %zu", nb);
 	cr_assert(strstr(all, want) && strstr(three, want), "no %s", want);
 	cr_assert(strstr(all, "\"breaks_left_out\": 0"));

@@ -49,15 +49,6 @@ static char *export_to(const struct analysis *an, const char *name, const struct
 	return buf;
 }
 
-static size_t count_of(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 Test(export_perfetto, everything_reads_back)
 {
 	struct sv_scene sc;
@@ -136,7 +127,7 @@ Test(export_perfetto, everything_reads_back)
 	/* the name that tries to close a script and holds a byte that is not UTF-8 */
 	cr_assert(strstr(doc, "\"name\":\"</script><!--\xef\xbf\xbd\""), "the weird name is not kept as valid UTF-8");
 	/* 4 threads, src's syscalls and breaks, CPU 0 IRQs, CPU 1 missing data, 2 critical paths */
-	cr_assert_eq(count_of(doc, "\"thread_name\""), 4 + 1 + 1 + 2 + 2);
+	cr_assert_eq(tu_count(doc, "\"thread_name\""), 4 + 1 + 1 + 2 + 2);
 	free(doc);
 	cj_free(&c);
 	sv_close(&sc);

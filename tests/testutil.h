@@ -26,6 +26,16 @@ static inline void tu_rmdir(const char *d)
 		fprintf(stderr, "could not remove %s\n", d);
 }
 
+/* How many times needle occurs in hay (overlapping ones too). */
+static inline size_t tu_count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
 /* Deterministic PRNG (xorshift64*) for property tests: failures reproduce. */
 static inline unsigned long long tu_rand(unsigned long long *s)
 {
