@@ -157,6 +157,13 @@ struct critical_opts {
 	int64_t epsilon_cap_ns;		/* auto at most this; 0: CRIT_DEFAULT_EPS_CAP */
 	uint64_t max_edges;		/* candidate budget, 0: PREC_DEFAULT_MAX_EDGES(n) */
 	int jobs;			/* threads accounting the actors' paths (<= 1: this one) */
+	/*
+	 * With wakeups, judge every pair proposed within eps one by one instead
+	 * of counting them: the same graph and statistics, in time proportional
+	 * to the proposals (~40 per task in a storm). The reference the
+	 * counting is tested against.
+	 */
+	bool enumerate_eps;
 };
 
 /* Categories of edges (stored in prec_graph.cat) and of the time on a path. */

@@ -562,11 +562,10 @@ Test(critical, empty_trace)
 /* ---- invariants on random schedules ---- */
 
 /*
- * Threads pinned to CPUs; each CPU runs a random sequence of its threads
- * with random idle gaps; a run after a sleep is woken by a random thread
- * that runs at that moment (else by the timer). Checks: shares of every
- * path sum to its window, segments tile it, the whole path ends with the
- * last run, for both modes and several eps.
+ * On random schedules (random_schedule below): shares of every path sum to
+ * its window, segments tile it, the whole path ends with the last run, for
+ * both modes and several eps; two accounting threads give what one gives;
+ * counting the proposals within eps gives what judging each one gives.
  */
 static void assert_same_shares(const struct crit_share *a, size_t na, const struct crit_share *b, size_t nb,
 			       const char *what)
@@ -608,6 +607,131 @@ static void assert_same_result(const struct critical_result *a, const struct cri
 	}
 }
 
+/*
+ * Threads pinned to CPUs; each CPU runs a random sequence of its threads
+ * with random idle gaps; a run after a sleep is woken by a random thread
+ * that runs at that moment (else by the timer). Every thread with enough
+ * runs is an actor with one break. With lost, one CPU lost records for a
+ * while (the analysis sees missing data there).
+ */
+static void random_schedule(struct fixture *f, unsigned long long *rsp, bool lost)
+{
+	unsigned long long rs = *rsp;
+	int ncpu = (int)tu_rand_range(&rs, 1, 4), nth = (int)tu_rand_range(&rs, 2, 9);
+	struct synth *s = synth_new(0, 100 * MS, ncpu);
+	struct { int64_t start, end; int cpu; uint32_t tid; int sleep; } run[400];
+	int nrun = 0;
+
+	for (int t = 0; t < nth; t++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "t%d", t);
+		synth_thread(s, 100 + t, 100 + t, name);
+	}
+	/* Runs per CPU, threads t with t % ncpu == cpu. */
+	for (int c = 0; c < ncpu; c++) {
+		int64_t now = tu_rand_range(&rs, 0, 50) * US;
+
+		while (nrun < 400 && now < 80 * MS) {
+			int t = (int)tu_rand_range(&rs, 0, nth - 1);
+
+			if (t % ncpu != c)
+				continue;
+			if (nrun && run[nrun - 1].cpu == c && run[nrun - 1].tid == (uint32_t)(100 + t) &&
+			    run[nrun - 1].end == now)
+				now += US;
+			run[nrun].start = now;
+			now += tu_rand_range(&rs, 1, 400) * US;
+			run[nrun].end = now;
+			run[nrun].cpu = c;
+			run[nrun].tid = 100 + t;
+			run[nrun].sleep = (int)(tu_rand(&rs) % 3 != 0);
+			nrun++;
+			if (tu_rand(&rs) & 1)
+				now += tu_rand_range(&rs, 0, 300) * US;
+		}
+	}
+	/* Wakeups before each run whose thread's previous run slept. */
+	for (int i = 0; i < nrun; i++) {
+		int prev = -1, w = -1;
+
+		for (int j = 0; j < nrun; j++)
+			if (run[j].tid == run[i].tid && run[j].end <= run[i].start &&
+			    (prev < 0 || run[j].end > run[prev].end))
+				prev = j;
+		if (prev >= 0 && !run[prev].sleep)
+			continue;
+		for (int j = 0; j < nrun && w < 0; j++) {
+			int64_t lo = prev >= 0 ? run[prev].end : 0;
+
+			if (run[j].tid != run[i].tid && run[j].start < run[i].start &&
+			    run[j].end > lo && run[j].start + 1 < run[j].end &&
+			    (tu_rand(&rs) % 4))
+				w = j;
+		}
+		if (w >= 0) {
+			int64_t lo = prev >= 0 && run[prev].end > run[w].start ? run[prev].end : run[w].start;
+			int64_t hi = run[w].end < run[i].start ? run[w].end : run[i].start;
+
+			if (hi > lo + 1) {
+				int64_t at = lo + 1 + (int64_t)(tu_rand(&rs) % (uint64_t)(hi - lo - 1));
+
+				synth_wakeup(s, at, run[w].tid, run[w].tid, run[i].tid, run[i].tid, run[i].cpu);
+				continue;
+			}
+		}
+		if (run[i].start > 0 && tu_rand(&rs) % 2)
+			synth_timer_wakeup(s, run[i].start - 1, run[i].tid, run[i].tid, run[i].cpu);
+	}
+	/* Switch records in time order per CPU. */
+	for (int c = 0; c < ncpu; c++) {
+		uint32_t cur = 0;
+
+		for (int i = 0; i < nrun; i++) {
+			if (run[i].cpu != c)
+				continue;
+			if (cur)
+				synth_switch(s, run[i].start, c, cur, cur, SYN_SLEEP, run[i].tid, run[i].tid);
+			else
+				synth_switch(s, run[i].start, c, 0, 0, SYN_PREEMPT, run[i].tid, run[i].tid);
+			cur = run[i].tid;
+			if (i + 1 < nrun && run[i + 1].cpu == c && run[i + 1].start == run[i].end)
+				continue;
+			synth_switch(s, run[i].end, c, cur, cur, run[i].sleep ? SYN_SLEEP : SYN_PREEMPT, 0, 0);
+			cur = 0;
+		}
+	}
+	/* The hand-over above always says SLEEP: fix the state of preempted ones. */
+	for (size_t k = 0; k < s->t->nsw; k++) {
+		struct qt_switch *sw = &s->t->sw[k];
+
+		for (int i = 0; i < nrun; i++)
+			if (run[i].tid == sw->prev_tid && run[i].end == (int64_t)sw->h.ts && !run[i].sleep) {
+				sw->prev_state = 0;
+				sw->h.flags = QT_SWITCH_PREEMPT;
+			}
+	}
+	if (lost) {
+		int64_t at = tu_rand_range(&rs, 5, 70) * MS;
+
+		synth_lost(s, (int)tu_rand_range(&rs, 0, ncpu - 1), at, at + tu_rand_range(&rs, 100, 3000) * US, 9);
+	}
+	fx_timeline(f, s);
+	for (int t = 0; t < nth; t++) {
+		size_t a;
+		bool has = false;
+
+		for (uint32_t i = 0; i < f->tl->nthreads; i++)
+			has |= f->tl->threads[i].tid == (uint32_t)(100 + t) && f->tl->threads[i].nruns;
+		if (!has)
+			continue;
+		a = add_actor(f, 100 + t, "t", 1);
+		if (f->ar.v[a].ninv > 3)
+			add_break(f, a, 2, 0);
+	}
+	*rsp = rs;
+}
+
 Test(critical, random_schedules_account_exactly)
 {
 	int waits = 0;
@@ -615,118 +739,9 @@ Test(critical, random_schedules_account_exactly)
 
 	for (unsigned long long seed = 1; seed <= 60; seed++) {
 		unsigned long long rs = seed * 0x9E3779B97F4A7C15ULL;
-		int ncpu = (int)tu_rand_range(&rs, 1, 4), nth = (int)tu_rand_range(&rs, 2, 9);
-		struct synth *s = synth_new(0, 100 * MS, ncpu);
 		struct fixture f;
-		int64_t tmax = 0, tend[4] = { 0 };
-		struct { int64_t start, end; int cpu; uint32_t tid; int sleep; } run[400];
-		int nrun = 0;
 
-		for (int t = 0; t < nth; t++) {
-			char name[16];
-
-			snprintf(name, sizeof(name), "t%d", t);
-			synth_thread(s, 100 + t, 100 + t, name);
-		}
-		/* Runs per CPU, threads t with t % ncpu == cpu. */
-		for (int c = 0; c < ncpu; c++) {
-			int64_t now = tu_rand_range(&rs, 0, 50) * US;
-
-			while (nrun < 400 && now < 80 * MS) {
-				int t = (int)tu_rand_range(&rs, 0, nth - 1);
-
-				if (t % ncpu != c)
-					continue;
-				if (nrun && run[nrun - 1].cpu == c && run[nrun - 1].tid == (uint32_t)(100 + t) &&
-				    run[nrun - 1].end == now)
-					now += US;
-				run[nrun].start = now;
-				now += tu_rand_range(&rs, 1, 400) * US;
-				run[nrun].end = now;
-				run[nrun].cpu = c;
-				run[nrun].tid = 100 + t;
-				run[nrun].sleep = (int)(tu_rand(&rs) % 3 != 0);
-				nrun++;
-				if (tu_rand(&rs) & 1)
-					now += tu_rand_range(&rs, 0, 300) * US;
-			}
-			tend[c] = now;
-		}
-		/* Wakeups before each run whose thread's previous run slept. */
-		for (int i = 0; i < nrun; i++) {
-			int prev = -1, w = -1;
-
-			for (int j = 0; j < nrun; j++)
-				if (run[j].tid == run[i].tid && run[j].end <= run[i].start &&
-				    (prev < 0 || run[j].end > run[prev].end))
-					prev = j;
-			if (prev >= 0 && !run[prev].sleep)
-				continue;
-			for (int j = 0; j < nrun && w < 0; j++) {
-				int64_t lo = prev >= 0 ? run[prev].end : 0;
-
-				if (run[j].tid != run[i].tid && run[j].start < run[i].start &&
-				    run[j].end > lo && run[j].start + 1 < run[j].end &&
-				    (tu_rand(&rs) % 4))
-					w = j;
-			}
-			if (w >= 0) {
-				int64_t lo = prev >= 0 && run[prev].end > run[w].start ? run[prev].end : run[w].start;
-				int64_t hi = run[w].end < run[i].start ? run[w].end : run[i].start;
-
-				if (hi > lo + 1) {
-					int64_t at = lo + 1 + (int64_t)(tu_rand(&rs) % (uint64_t)(hi - lo - 1));
-
-					synth_wakeup(s, at, run[w].tid, run[w].tid, run[i].tid, run[i].tid, run[i].cpu);
-					continue;
-				}
-			}
-			if (run[i].start > 0 && tu_rand(&rs) % 2)
-				synth_timer_wakeup(s, run[i].start - 1, run[i].tid, run[i].tid, run[i].cpu);
-		}
-		/* Switch records in time order per CPU. */
-		for (int c = 0; c < ncpu; c++) {
-			uint32_t cur = 0;
-
-			for (int i = 0; i < nrun; i++) {
-				if (run[i].cpu != c)
-					continue;
-				if (cur)
-					synth_switch(s, run[i].start, c, cur, cur, SYN_SLEEP, run[i].tid, run[i].tid);
-				else
-					synth_switch(s, run[i].start, c, 0, 0, SYN_PREEMPT, run[i].tid, run[i].tid);
-				cur = run[i].tid;
-				if (i + 1 < nrun && run[i + 1].cpu == c && run[i + 1].start == run[i].end)
-					continue;
-				synth_switch(s, run[i].end, c, cur, cur, run[i].sleep ? SYN_SLEEP : SYN_PREEMPT, 0, 0);
-				cur = 0;
-			}
-			if (tend[c] > tmax)
-				tmax = tend[c];
-		}
-		/* The hand-over above always says SLEEP: fix the state of preempted ones. */
-		for (size_t k = 0; k < s->t->nsw; k++) {
-			struct qt_switch *sw = &s->t->sw[k];
-
-			for (int i = 0; i < nrun; i++)
-				if (run[i].tid == sw->prev_tid && run[i].end == (int64_t)sw->h.ts && !run[i].sleep) {
-					sw->prev_state = 0;
-					sw->h.flags = QT_SWITCH_PREEMPT;
-				}
-		}
-		fx_timeline(&f, s);
-		for (int t = 0; t < nth; t++) {
-			size_t a;
-			bool has = false;
-
-			for (uint32_t i = 0; i < f.tl->nthreads; i++)
-				has |= f.tl->threads[i].tid == (uint32_t)(100 + t) && f.tl->threads[i].nruns;
-			if (!has)
-				continue;
-			a = add_actor(&f, 100 + t, "t", 1);
-			if (f.ar.v[a].ninv > 3)
-				add_break(&f, a, 2, 0);
-		}
+		random_schedule(&f, &rs, false);
 		for (int mode = 0; mode < 4; mode++) {
 			struct critical_opts o;
 			int64_t last_end = 0;
@@ -784,6 +799,63 @@ Test(critical, random_schedules_account_exactly)
 	}
 	cr_assert_gt(waits, 100, "only %d waits checked", waits);
 	cr_assert_gt(parallel_checked, 100, "only %zu breaks compared on two threads", parallel_checked);
+}
+
+/*
+ * With wakeups, the proposals within eps are counted, not visited: the
+ * statistics and every path must be those of judging each proposal (the
+ * reference), with eps up to several runs long and records lost on a CPU,
+ * so that every kind (same thread, confirmed, missing data, rejected)
+ * occurs.
+ */
+Test(critical, eps_counting_matches_enumeration)
+{
+	uint64_t seen_missing = 0, seen_rejected = 0, seen_redundant = 0, seen_confirmed = 0;
+
+	for (unsigned long long seed = 1; seed <= 80; seed++) {
+		unsigned long long rs = seed * 0xD1B54A32D192ED03ULL;
+		struct fixture f;
+
+		random_schedule(&f, &rs, seed % 2 == 0);
+		for (int k = 0; k < 3; k++) {
+			struct critical_opts o;
+			struct critical_result *ref = NULL;
+			const struct crit_edge_stats *a, *b;
+
+			critical_opts_default(&o);
+			o.epsilon_ns = k == 0 ? -1 : tu_rand_range(&rs, 1, k == 1 ? 500 : 5000) * US;
+			run_critical(&f, &o);
+			o.enumerate_eps = true;
+			cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &ref), 0);
+			a = &f.r->edges;
+			b = &ref->edges;
+			cr_assert(!memcmp(a, b, sizeof(*a)),
+				  "seed %llu eps %lld: counted %llu/%llu/%llu/%llu/%llu/%llu, judged "
+				  "%llu/%llu/%llu/%llu/%llu/%llu (candidates/same/confirmed/rejected/missing/redundant)",
+				  seed, (long long)o.epsilon_ns, (unsigned long long)a->candidates,
+				  (unsigned long long)a->same_thread, (unsigned long long)a->confirmed,
+				  (unsigned long long)a->rejected, (unsigned long long)a->missing_data,
+				  (unsigned long long)a->redundant, (unsigned long long)b->candidates,
+				  (unsigned long long)b->same_thread, (unsigned long long)b->confirmed,
+				  (unsigned long long)b->rejected, (unsigned long long)b->missing_data,
+				  (unsigned long long)b->redundant);
+			cr_assert(f.r->nedges == ref->nedges && f.r->ntasks == ref->ntasks &&
+				  f.r->makespan_ns == ref->makespan_ns, "seed %llu", seed);
+			assert_same_shares(f.r->whole.share, f.r->whole.nshare, ref->whole.share, ref->whole.nshare,
+					   "whole recording");
+			assert_same_result(f.r, ref, seed);
+			seen_missing += b->missing_data;
+			seen_rejected += b->rejected;
+			seen_redundant += b->redundant;
+			seen_confirmed += b->confirmed;
+			critical__free(ref);
+		}
+		fx_free(&f);
+	}
+	cr_assert(seen_missing > 0 && seen_rejected > 100 && seen_redundant > 100 && seen_confirmed > 100,
+		  "kinds seen: missing %llu, rejected %llu, redundant %llu, confirmed %llu",
+		  (unsigned long long)seen_missing, (unsigned long long)seen_rejected,
+		  (unsigned long long)seen_redundant, (unsigned long long)seen_confirmed);
 }
 
 /* ---- Gantt charts ---- */
