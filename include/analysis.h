@@ -34,7 +34,9 @@ struct analysis_opts {
 	 * --break-paths N: the critical paths listed in full in JSON and HTML
 	 * are those of the N worst breaks (0: all). A storm has tens of
 	 * thousands of breaks; with every path in full its JSON report ran
-	 * to 1.2 GB. Every break is still analysed and counted.
+	 * to 1.2 GB. Every break is still analysed and counted; the
+	 * stretches of the others are not kept (critical_opts.seg_breaks),
+	 * and the Perfetto export draws the same N.
 	 */
 	size_t break_paths;
 	/* patterns: --delta, --alpha, --gap */

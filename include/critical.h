@@ -164,6 +164,12 @@ struct critical_opts {
 	 * counting is tested against.
 	 */
 	bool enumerate_eps;
+	/*
+	 * Keep the stretches (crit_path.seg) of the paths of the N worst
+	 * breaks only (0: of all). Every break is accounted alike; the rest
+	 * have nseg 0 and nseg_total as counted.
+	 */
+	size_t seg_breaks;
 };
 
 /* Categories of edges (stored in prec_graph.cat) and of the time on a path. */

@@ -30,6 +30,7 @@ static void critical_opts_of(const struct analysis_opts *o, struct critical_opts
 	co->epsilon_ns = o->epsilon_ns;
 	co->timing_only = o->timing_only;
 	co->jobs = o->jobs;
+	co->seg_breaks = o->break_paths;	/* only the listed paths are shown in full */
 }
 
 /* A stage that fails says so and leaves its result NULL; the others still report. */

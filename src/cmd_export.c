@@ -30,6 +30,7 @@ enum {
 	OPT_NO_IRQS,
 	OPT_ACTOR,
 	OPT_EPSILON,
+	OPT_BREAK_PATHS,
 };
 
 static const struct argp_option options[] = {
@@ -43,6 +44,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Analysis (as for qostrace report):", 2 },
 	{ "actor", OPT_ACTOR, "SPEC", 0, "Study this actor (repeatable)", 2 },
 	{ "epsilon", OPT_EPSILON, "DURATION", 0, "Control overhead bridged between tasks, or auto", 2 },
+	{ "break-paths", OPT_BREAK_PATHS, "N", 0, "Draw the critical paths of the N worst breaks (default 1000, 0: all)", 2 },
 	{ 0 },
 };
 
@@ -56,9 +58,10 @@ static const char doc[] =
 	"slice per run interval (named by how it ended: preempted, sleep, blocked,\n"
 	"...), a track of system calls beside it, wakeups as arrows from the waker\n"
 	"to the wakee's next run, the actors' invocations and period breaks, the\n"
-	"critical paths into late invocations (tracks, and arrows between threads),\n"
-	"and per-CPU tracks for interrupts and missing data. Open it at\n"
-	"ui.perfetto.dev (Open trace file) or in chrome://tracing (Load).\n"
+	"critical paths into the worst late invocations (tracks, and arrows between\n"
+	"threads; --break-paths), and per-CPU tracks for interrupts and missing\n"
+	"data. Open it at ui.perfetto.dev (Open trace file) or in chrome://tracing\n"
+	"(Load).\n"
 	"\v"
 	"EXAMPLES:\n"
 	"  qostrace export --perfetto run.json run.qtrace\n"
@@ -94,6 +97,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (parse_epsilon(arg, &a->o.epsilon_ns))
 			argp_error(state, "--epsilon '%s': a duration with a unit (50us, 1ms) or auto", arg);
 		break;
+	case OPT_BREAK_PATHS: {
+		uint64_t v;
+
+		if (parse_u64(arg, 0, SIZE_MAX, &v))
+			argp_error(state, "--break-paths '%s': a number of breaks, 0 for all", arg);
+		a->o.break_paths = v;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		if (a->path)
 			argp_error(state, "one file at a time");

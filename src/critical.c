@@ -802,29 +802,18 @@ static int acc_take(struct acc *a, struct crit_share **out, size_t *nout)
 struct segbuf {
 	struct crit_seg *v;
 	size_t n, cap, limit, total;
+	struct crit_seg cur;		/* the latest, still growing by merges */
+	bool has_cur;
 	int err;
 };
 
-/* Segments arrive last first; only the latest `limit` are kept. */
-static void seg_push(struct segbuf *sb, struct crit_seg s)
+/* The segment built so far goes to the kept ones (up to limit) and the count. */
+static void seg_commit(struct segbuf *sb)
 {
-	if (!sb)
+	if (!sb->has_cur)
 		return;
+	sb->has_cur = false;
 	sb->total++;
-	if (sb->n > 0) {
-		struct crit_seg *p = &sb->v[sb->n - 1];
-
-		/* Merge with the later neighbour when it continues this one. */
-		if (p->kind == s.kind && p->start_ns == s.end_ns && p->thread == s.thread &&
-		    (s.kind == CRIT_SEG_RUN || (p->cat == s.cat && p->sub == s.sub &&
-						p->holder == s.holder && p->cpu == s.cpu))) {
-			p->start_ns = s.start_ns;
-			p->holder_ns += s.holder_ns;
-			p->held_ns += s.held_ns;
-			sb->total--;
-			return;
-		}
-	}
 	if (sb->n >= sb->limit)
 		return;
 	if (sb->n == sb->cap) {
@@ -838,7 +827,32 @@ static void seg_push(struct segbuf *sb, struct crit_seg s)
 		sb->v = p;
 		sb->cap = cap;
 	}
-	sb->v[sb->n++] = s;
+	sb->v[sb->n++] = sb->cur;
+}
+
+/*
+ * Segments arrive last first; only the latest `limit` are kept, and all
+ * are counted (a limit of 0 counts only). One continuing the segment
+ * before it in time is merged into it, kept or not.
+ */
+static void seg_push(struct segbuf *sb, struct crit_seg s)
+{
+	struct crit_seg *p;
+
+	if (!sb)
+		return;
+	p = &sb->cur;
+	if (sb->has_cur && p->kind == s.kind && p->start_ns == s.end_ns && p->thread == s.thread &&
+	    (s.kind == CRIT_SEG_RUN || (p->cat == s.cat && p->sub == s.sub &&
+					p->holder == s.holder && p->cpu == s.cpu))) {
+		p->start_ns = s.start_ns;
+		p->holder_ns += s.holder_ns;
+		p->held_ns += s.held_ns;
+		return;
+	}
+	seg_commit(sb);
+	sb->cur = s;
+	sb->has_cur = true;
 }
 
 struct walker {
@@ -1012,6 +1026,7 @@ static int path_into(const struct walker *w, uint32_t v, int64_t end, int64_t ho
 	int err;
 
 	p->ntasks = walk(w, v, end, horizon, acc, &sb);
+	seg_commit(&sb);
 	p->start_ns = horizon + w->m->t0;
 	p->end_ns = end + w->m->t0;
 	err = sb.err ? sb.err : acc_take(acc, &p->share, &p->nshare);
@@ -1092,15 +1107,33 @@ static uint32_t completion(const struct model *m, const struct actor *a, size_t 
 	return v;
 }
 
+/* Worst (latest) first, then by actor and break: the order of res->breaks. */
+static int break_order(int64_t la, size_t aa, size_t ba, int64_t lb, size_t ab, size_t bb)
+{
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	if (aa != ab)
+		return aa < ab ? -1 : 1;
+	return (ba > bb) - (ba < bb);
+}
+
 static int cmp_break(const void *x, const void *y)
 {
 	const struct crit_break *a = x, *b = y;
 
-	if (a->lateness_ns != b->lateness_ns)
-		return a->lateness_ns > b->lateness_ns ? -1 : 1;
-	if (a->actor != b->actor)
-		return a->actor < b->actor ? -1 : 1;
-	return (a->brk > b->brk) - (a->brk < b->brk);
+	return break_order(a->lateness_ns, a->actor, a->brk, b->lateness_ns, b->actor, b->brk);
+}
+
+struct brk_key {
+	int64_t lateness_ns;
+	size_t actor, brk, slot;
+};
+
+static int cmp_brk_key(const void *x, const void *y)
+{
+	const struct brk_key *a = x, *b = y;
+
+	return break_order(a->lateness_ns, a->actor, a->brk, b->lateness_ns, b->actor, b->brk);
 }
 
 /* The row of a break's path that exceeds its mean in the reference windows the most. */
@@ -1152,12 +1185,29 @@ static void find_culprit(struct crit_break *b, const struct crit_share *ref, siz
  * normal period holds (a timer, the actor's own work) cancels out.
  */
 /*
+ * The path into break k of actor a: into task v, completed at end, from the
+ * horizon h (the start of the invocation before the late one). False when
+ * the break has no path (its invocation's end was not recorded).
+ */
+static bool break_window(const struct model *m, const struct actor *a, size_t k, uint32_t *v, int64_t *end,
+			 int64_t *h)
+{
+	const struct actor_break *ab = &a->breaks[k];
+
+	if (ab->late >= a->ninv)
+		return false;
+	*v = completion(m, a, ab->late, end);
+	*h = ab->start_ns - m->t0 < 0 ? 0 : ab->start_ns - m->t0;
+	return *v != CRIT_NONE && *end > *h;
+}
+
+/*
  * The breaks of actor a into res->breaks[slot .. slot + a->nbreaks): a break
  * without a path leaves its slot with actor = CRIT_NONE, for the caller to
- * squeeze out.
+ * squeeze out. With keep, only the breaks it marks keep their segments.
  */
 static int account_actor_breaks(struct critical_result *res, const struct walker *w, const struct actor *a,
-				size_t ai, size_t slot, struct acc *acc)
+				size_t ai, size_t slot, const uint8_t *keep, struct acc *acc)
 {
 	const struct model *m = w->m;
 	struct crit_share *ref = NULL;
@@ -1175,23 +1225,17 @@ static int account_actor_breaks(struct critical_result *res, const struct walker
 	}
 	err = acc_take(acc, &ref, &nref);
 	for (size_t k = 0; k < a->nbreaks && !err; k++) {
-		const struct actor_break *ab = &a->breaks[k];
 		struct crit_break *b = &res->breaks[slot + k];
-		int64_t end, h = ab->start_ns - m->t0;
+		int64_t end, h;
 		uint32_t v;
 
 		b->actor = CRIT_NONE;
-		if (ab->late >= a->ninv)
-			continue;
-		v = completion(m, a, ab->late, &end);
-		if (h < 0)
-			h = 0;
-		if (v == CRIT_NONE || end <= h)
+		if (!break_window(m, a, k, &v, &end, &h))
 			continue;
 		b->actor = ai;
 		b->brk = k;
-		b->lateness_ns = ab->lateness_ns;
-		err = path_into(w, v, end, h, acc, CRIT_MAX_SEGS, &b->path);
+		b->lateness_ns = a->breaks[k].lateness_ns;
+		err = path_into(w, v, end, h, acc, keep && !keep[slot + k] ? 0 : CRIT_MAX_SEGS, &b->path);
 		if (!err)
 			find_culprit(b, ref, nref, nwin);
 	}
@@ -1201,7 +1245,7 @@ static int account_actor_breaks(struct critical_result *res, const struct walker
 
 /* Actor i: the path into every invocation, then its breaks. */
 static int account_actor(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
-			 size_t i, size_t slot, struct acc *acc)
+			 size_t i, size_t slot, const uint8_t *keep, struct acc *acc)
 {
 	const struct actor *a = &ar->v[i];
 	struct crit_actor *ca = &res->actors[i];
@@ -1223,7 +1267,7 @@ static int account_actor(struct critical_result *res, const struct walker *w, co
 	}
 	err = acc_take(acc, &ca->share, &ca->nshare);
 	if (!err && a->nbreaks)
-		err = account_actor_breaks(res, w, a, i, slot, acc);
+		err = account_actor_breaks(res, w, a, i, slot, keep, acc);
 	return err;
 }
 
@@ -1236,6 +1280,7 @@ struct acct_job {
 	struct critical_result *res;
 	const struct actors_result *ar;
 	const size_t *slot;		/* [ar->n] first break slot of each actor */
+	const uint8_t *keep;		/* [breaks] keep the segments of this slot's path; NULL: all */
 	size_t next;			/* the next actor to take (atomic) */
 	int failed;			/* atomic */
 };
@@ -1257,7 +1302,7 @@ static void *acct_work(void *arg)
 
 		if (i >= j->ar->n || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
 			break;
-		wk->err = account_actor(j->res, &wk->w, j->ar, i, j->slot[i], wk->acc);
+		wk->err = account_actor(j->res, &wk->w, j->ar, i, j->slot[i], j->keep, wk->acc);
 		if (wk->err) {
 			__atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
 			break;
@@ -1266,13 +1311,51 @@ static void *acct_work(void *arg)
 	return NULL;
 }
 
+/*
+ * Which break slots keep their path's segments: those of the max worst
+ * breaks that will have a path, in the order res->breaks ends up in. The
+ * rest are accounted alike (shares, culprit) without their stretches: a
+ * storm has 10^5 breaks, whose segments were a fifth of a report's peak
+ * memory, and only the worst are shown. *keep is NULL when all are kept.
+ */
+static int mark_kept(const struct model *m, const struct actors_result *ar, const size_t *slot, size_t nb,
+		     size_t max, uint8_t **keep)
+{
+	struct brk_key *key;
+	size_t n = 0;
+	uint32_t v;
+	int64_t end, h;
+
+	*keep = NULL;
+	if (!max || nb <= max)
+		return 0;
+	key = malloc(nb * sizeof(*key));
+	*keep = calloc(nb, 1);
+	if (!key || !*keep) {
+		free(key);
+		free(*keep);
+		*keep = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ar->n; i++)
+		for (size_t k = 0; k < ar->v[i].nbreaks; k++)
+			if (break_window(m, &ar->v[i], k, &v, &end, &h))
+				key[n++] = (struct brk_key){ ar->v[i].breaks[k].lateness_ns, i, k, slot[i] + k };
+	qsort(key, n, sizeof(*key), cmp_brk_key);
+	for (size_t i = 0; i < n && i < max; i++)
+		(*keep)[key[i].slot] = 1;
+	free(key);
+	return 0;
+}
+
 static int account_actors(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
-			  struct acc *acc, int jobs, size_t nowners)
+			  struct acc *acc, int jobs, size_t nowners, size_t seg_breaks)
 {
 	struct acct_job job = { .res = res, .ar = ar };
 	struct acct_worker main_wk = { .job = &job, .w = *w, .acc = acc }, side = { .job = &job, .w = *w };
 	struct acc side_acc = { 0 };
 	size_t *slot, nb = 0, k = 0;
+	uint8_t *keep = NULL;
 	pthread_t th;
 	bool two = false;
 	int err;
@@ -1296,6 +1379,12 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 	res->nactors = ar->n;
 	res->nbreaks = nb;
 	job.slot = slot;
+	err = mark_kept(w->m, ar, slot, nb, seg_breaks, &keep);
+	if (err) {
+		free(slot);
+		return err;
+	}
+	job.keep = keep;
 	side.w.hint = NULL;	/* its own, or none */
 	/* A second thread is worth it with a second actor; without one, this thread does all. */
 	if (jobs > 1 && ar->n > 1 && !acc_init(&side_acc, nowners)) {
@@ -1309,6 +1398,7 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 	free(side.w.hint);
 	acc_free(&side_acc);
 	free(slot);
+	free(keep);
 	err = main_wk.err ? main_wk.err : side.err;
 	if (err)
 		return err;
@@ -1760,7 +1850,7 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 			goto out;
 	}
 	if (ar)
-		err = account_actors(res, &w, ar, &acc, o->jobs, tl->nthreads);
+		err = account_actors(res, &w, ar, &acc, o->jobs, tl->nthreads, o->seg_breaks);
 	res->build_ns = t_graph - t_start;
 	res->cpa_ns = t_cpa - t_graph;
 	res->account_ns = now_ns() - t_cpa;

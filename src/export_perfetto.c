@@ -491,7 +491,7 @@ static void critical_events(struct pf *p)
 
 	if (!r || r->input != CRIT_INPUT_TRACE)
 		return;
-	for (size_t i = 0; i < r->nbreaks; i++) {
+	for (size_t i = 0, listed = critical__breaks_listed(r, p->a); i < listed; i++) {
 		const struct crit_break *b = &r->breaks[i];
 		const struct actor *ac = ar && b->actor < ar->n ? &ar->v[b->actor] : NULL;
 

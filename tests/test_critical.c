@@ -858,6 +858,53 @@ Test(critical, eps_counting_matches_enumeration)
 		  (unsigned long long)seen_redundant, (unsigned long long)seen_confirmed);
 }
 
+/*
+ * seg_breaks N: the N worst breaks keep their stretches, the others are
+ * accounted alike without them (same order, shares, culprit, counts).
+ */
+Test(critical, seg_breaks_keeps_the_worst)
+{
+	size_t cut = 0;
+
+	for (unsigned long long seed = 1; seed <= 40; seed++) {
+		unsigned long long rs = seed * 0x9E3779B97F4A7C15ULL;
+		struct critical_result *all = NULL;
+		struct critical_opts o;
+		struct fixture f;
+		size_t n;
+
+		random_schedule(&f, &rs, false);
+		critical_opts_default(&o);
+		cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &all), 0);
+		n = all->nbreaks / 2;
+		o.seg_breaks = n ? n : 1;
+		run_critical(&f, &o);
+		cr_assert_eq(f.r->nbreaks, all->nbreaks);
+		for (size_t i = 0; i < all->nbreaks; i++) {
+			const struct crit_break *x = &all->breaks[i], *y = &f.r->breaks[i];
+
+			cr_assert(x->actor == y->actor && x->brk == y->brk && x->excess_ns == y->excess_ns &&
+				  x->culprit.thread == y->culprit.thread &&
+				  x->path.nseg_total == y->path.nseg_total && x->path.ntasks == y->path.ntasks,
+				  "seed %llu break %zu", seed, i);
+			assert_same_shares(x->path.share, x->path.nshare, y->path.share, y->path.nshare, "break");
+			if (i < o.seg_breaks) {
+				cr_assert_eq(y->path.nseg, x->path.nseg, "seed %llu break %zu", seed, i);
+				for (size_t k = 0; k < x->path.nseg; k++)
+					cr_assert(!memcmp(&x->path.seg[k], &y->path.seg[k], sizeof(x->path.seg[k])),
+						  "seed %llu break %zu segment %zu", seed, i, k);
+			} else {
+				cr_assert_eq(y->path.nseg, 0, "seed %llu break %zu kept %zu segments", seed, i,
+					     y->path.nseg);
+				cut += x->path.nseg > 0;
+			}
+		}
+		critical__free(all);
+		fx_free(&f);
+	}
+	cr_assert_gt(cut, 20, "only %zu paths left without their stretches", cut);
+}
+
 /* ---- Gantt charts ---- */
 
 static struct gantt *chart(const char *csv)
