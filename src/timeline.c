@@ -841,50 +841,46 @@ bool timeline__missing(const struct timeline *tl, int cpu, uint64_t start, uint6
 	return false;
 }
 
+/*
+ * Every event's time and its place in the concatenation runs, syscalls,
+ * wakeups, IRQs, gaps is sorted as a pair; each sorted pair is then turned
+ * into its event in place (both are 16 bytes), so the stream costs one array
+ * and the sort's buffer, not three arrays.
+ */
 int timeline__stream(const struct timeline *tl, struct tl_event **out, size_t *n)
 {
-	size_t total = tl->nruns + tl->nsc + tl->nwk + tl->nirqs + tl->ngaps, k = 0;
+	const size_t first[] = { 0, tl->nruns, tl->nruns + tl->nsc, tl->nruns + tl->nsc + tl->nwk,
+				 tl->nruns + tl->nsc + tl->nwk + tl->nirqs };
+	static const uint8_t kinds[] = { TL_EV_RUN, TL_EV_SYSCALL, TL_EV_WAKEUP, TL_EV_IRQ, TL_EV_GAP };
+	size_t total = first[4] + tl->ngaps, k = 0;
 	struct sort_pair *p = malloc((total ? total : 1) * sizeof(*p));
-	struct tl_event *ev = malloc((total ? total : 1) * sizeof(*ev));
+	struct tl_event *ev = (struct tl_event *)p;
 
-	if (!p || !ev) {
-		free(p);
-		free(ev);
+	_Static_assert(sizeof(struct tl_event) == sizeof(struct sort_pair), "converted in place");
+	if (!p)
 		return -ENOMEM;
-	}
-#define ADD(kind_, count, tsexpr)                                            \
-	for (size_t i = 0; i < (count); i++, k++) {                          \
-		ev[k].ts = (tsexpr);                                         \
-		ev[k].idx = i;                                               \
-		ev[k].kind = (kind_);                                        \
-		p[k].key = ev[k].ts;                                         \
-		p[k].idx = k;                                                \
-	}
-	ADD(TL_EV_RUN, tl->nruns, tl->runs[i].start);
-	ADD(TL_EV_SYSCALL, tl->nsc, tl->sc[i].start);
-	ADD(TL_EV_WAKEUP, tl->nwk, tl->wk[i].ts);
-	ADD(TL_EV_IRQ, tl->nirqs, tl->irqs[i].start);
-	ADD(TL_EV_GAP, tl->ngaps, tl->gaps[i].start);
+#define ADD(count, tsexpr)                                                   \
+	for (size_t i = 0; i < (count); i++, k++)                            \
+		p[k] = (struct sort_pair){ (tsexpr), k }
+	ADD(tl->nruns, tl->runs[i].start);
+	ADD(tl->nsc, tl->sc[i].start);
+	ADD(tl->nwk, tl->wk[i].ts);
+	ADD(tl->nirqs, tl->irqs[i].start);
+	ADD(tl->ngaps, tl->gaps[i].start);
 #undef ADD
 	if (sort_pairs(p, total)) {
 		free(p);
-		free(ev);
 		return -ENOMEM;
 	}
-	{
-		struct tl_event *sorted = malloc((total ? total : 1) * sizeof(*sorted));
+	for (size_t i = 0; i < total; i++) {
+		struct sort_pair x;
+		int kind = 4;
 
-		if (!sorted) {
-			free(p);
-			free(ev);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < total; i++)
-			sorted[i] = ev[p[i].idx];
-		free(ev);
-		ev = sorted;
+		memcpy(&x, &p[i], sizeof(x));
+		while (x.idx < first[kind])
+			kind--;
+		ev[i] = (struct tl_event){ .ts = x.key, .idx = (uint32_t)(x.idx - first[kind]), .kind = kinds[kind] };
 	}
-	free(p);
 	*out = ev;
 	*n = total;
 	return 0;
