@@ -209,6 +209,20 @@ static void find_causes(struct model *m)
 	}
 }
 
+/* The first of tasks [lo, hi) (one thread's, so their ends are in order) to end at or after t. */
+static uint32_t first_end_from(const struct model *m, uint32_t lo, uint32_t hi, int64_t t)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->tasks[mid].end_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * The task of thread th that contains the waking time w, in (start, end]:
  * with split runs, the fragment that ends at w. CRIT_NONE if th was not
@@ -216,16 +230,8 @@ static void find_causes(struct model *m)
  */
 static uint32_t task_at(const struct model *m, uint32_t th, int64_t w)
 {
-	uint32_t lo = m->thr_first[th], hi = m->thr_first[th + 1];
+	uint32_t lo = first_end_from(m, m->thr_first[th], m->thr_first[th + 1], w);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (m->tasks[mid].end_ns < w)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < m->thr_first[th + 1] && m->tasks[lo].start_ns < w)
 		return lo;
 	return CRIT_NONE;
@@ -1490,6 +1496,36 @@ static int merge_by_end(const struct model *m, uint32_t **out)
 	return 0;
 }
 
+/* The tasks ending in [rs - eps, rs): byend[*lo, *hi), moved forward as rs grows. */
+static inline void eps_window(const struct model *m, const uint32_t *byend, int64_t rs, int64_t eps, uint32_t *lo,
+			      uint32_t *hi)
+{
+	while (*lo < m->n && m->tasks[byend[*lo]].end_ns < rs - eps)
+		(*lo)++;
+	if (*hi < *lo)
+		*hi = *lo;
+	while (*hi < m->n && m->tasks[byend[*hi]].end_ns < rs)
+		(*hi)++;
+}
+
+/* Program order within eps kept: u is v's thread's fragment just before it. */
+static int keep_program_order(struct model *m, struct elist *el, uint32_t u, uint32_t v, int64_t gap)
+{
+	m->st->same_thread++;
+	m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
+	return el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN,
+					       run_of(m, u)->end_state == QT_END_PREEMPTED ? CRIT_CAT_PREEMPT :
+											     CRIT_CAT_BLOCKED });
+}
+
+/* A proposal within eps confirmed by the wakeup that released v. */
+static int keep_wakeup(struct model *m, struct elist *el, uint32_t u, uint32_t v, int64_t gap)
+{
+	m->st->confirmed++;
+	m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
+	return el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN, CRIT_CAT_WAKEUP });
+}
+
 /*
  * With wakeups, the graph is built with eps = 0 (the exact hand-overs and
  * program order), and what Algorithm 4 proposes within (0, eps] is judged
@@ -1509,12 +1545,7 @@ static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t ep
 		uint32_t v = g->order[p];
 		int64_t rs = m->tasks[v].start_ns;
 
-		while (lo < m->n && m->tasks[byend[lo]].end_ns < rs - eps)
-			lo++;
-		if (hi < lo)
-			hi = lo;
-		while (hi < m->n && m->tasks[byend[hi]].end_ns < rs)
-			hi++;
+		eps_window(m, byend, rs, eps, &lo, &hi);
 		for (uint32_t k = lo; k < hi && !err; k++) {
 			uint32_t u = byend[k];
 			int64_t gap = rs - m->tasks[u].end_ns;
@@ -1527,18 +1558,12 @@ static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t ep
 					st->redundant++;
 					continue;
 				}
-				st->same_thread++;
-				m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
-				err = el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN,
-								      run_of(m, u)->end_state == QT_END_PREEMPTED ?
-								      CRIT_CAT_PREEMPT : CRIT_CAT_BLOCKED });
+				err = keep_program_order(m, el, u, v, gap);
 				continue;
 			}
 			st->cross++;
 			if (confirmed(m, u, v)) {
-				st->confirmed++;
-				m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
-				err = el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN, CRIT_CAT_WAKEUP });
+				err = keep_wakeup(m, el, u, v, gap);
 			} else if (m->nmiss && missing(m, m->tasks[u].end_ns, rs)) {
 				st->missing_data++;
 			} else {
@@ -1553,17 +1578,7 @@ static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t ep
 /* Tasks of thread th before v whose end is < t (their ends are in order). */
 static uint32_t thread_ends_before(const struct model *m, uint32_t th, uint32_t v, int64_t t)
 {
-	uint32_t lo = m->thr_first[th], hi = v;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (m->tasks[mid].end_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - m->thr_first[th];
+	return first_end_from(m, m->thr_first[th], v, t) - m->thr_first[th];
 }
 
 /* Positions in byend[lo, hi) whose task ends before t. */
@@ -1619,12 +1634,7 @@ static int scan_eps_count(struct model *m, const struct prec_graph *g, int64_t e
 		int64_t rs = m->tasks[v].start_ns;
 		uint64_t same, miss_all = 0;
 
-		while (lo < m->n && m->tasks[byend[lo]].end_ns < rs - eps)
-			lo++;
-		if (hi < lo)
-			hi = lo;
-		while (hi < m->n && m->tasks[byend[hi]].end_ns < rs)
-			hi++;
+		eps_window(m, byend, rs, eps, &lo, &hi);
 		if (lo == hi)
 			continue;
 		st->candidates += hi - lo;
@@ -1653,19 +1663,10 @@ static int scan_eps_count(struct model *m, const struct prec_graph *g, int64_t e
 		}
 		st->missing_data += miss_all;
 		st->rejected += hi - lo - same - (w != CRIT_NONE) - miss_all;
-		if (u != CRIT_NONE) {
-			st->same_thread++;
-			m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
-			err = el_push(el, (struct prec_edge){ u, v, rs - m->tasks[u].end_ns, PREC_EDGE_GIVEN,
-							      run_of(m, u)->end_state == QT_END_PREEMPTED ?
-							      CRIT_CAT_PREEMPT : CRIT_CAT_BLOCKED });
-		}
-		if (w != CRIT_NONE && !err) {
-			st->confirmed++;
-			m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
-			err = el_push(el, (struct prec_edge){ w, v, rs - m->tasks[w].end_ns, PREC_EDGE_GIVEN,
-							      CRIT_CAT_WAKEUP });
-		}
+		if (u != CRIT_NONE)
+			err = keep_program_order(m, el, u, v, rs - m->tasks[u].end_ns);
+		if (w != CRIT_NONE && !err)
+			err = keep_wakeup(m, el, w, v, rs - m->tasks[w].end_ns);
 	}
 	free(byend);
 	return err;
