@@ -62,6 +62,14 @@ struct prec_opts {
 	uint64_t max_edges;
 	prec_edge_fn edge_fn;	/* NULL: keep every edge, category 0 */
 	void *edge_ctx;
+	/*
+	 * 1: no duration and lag arrays (8 bytes per task and 8 per edge
+	 * less): prec_dur() and prec_lag() read them off the tasks, which
+	 * must then outlive the graph unchanged. Every edge's lag is then
+	 * start(to) - end(from), or start(to) - t0 from PREC_ROOT, as the
+	 * build makes them; prec_graph__add_edges() refuses any other.
+	 */
+	int lean;
 };
 
 #define PREC_DEFAULT_MAX_EDGES(n) (32 * (uint64_t)(n) + (1u << 20))
@@ -71,8 +79,8 @@ struct prec_opts {
 /*
  * A task graph in CSR form, owned by the library (read-only for callers).
  * The predecessors of task t are the edges [pred_off[t], pred_off[t + 1]):
- * pred[e] (a task id or PREC_ROOT), lag[e] >= 0 (the duration of the control
- * task on the edge), kind[e] and cat[e]. Edge indices are stable and are what
+ * pred[e] (a task id or PREC_ROOT), prec_lag(g, t, e) >= 0 (the duration of
+ * the control task on the edge), kind[e] and cat[e]. Edge indices are stable and are what
  * cpa.h hands back.
  */
 struct prec_graph {
@@ -80,25 +88,43 @@ struct prec_graph {
 	uint32_t n_edges;
 	int64_t t0;		/* origin: relative time 0 */
 	int64_t eps_ns;
-	int64_t *dur;		/* [n] end - start */
+	int64_t *dur;		/* [n] end - start; NULL when lean: use prec_dur() */
 	uint32_t *order;	/* [n] a topological order (ids) */
 	uint32_t *pred_off;	/* [n + 1] */
 	uint32_t *pred;		/* [n_edges] */
-	int64_t *lag;		/* [n_edges] */
+	int64_t *lag;		/* [n_edges]; NULL when lean: use prec_lag() */
 	uint8_t *kind;		/* [n_edges] enum prec_edge_kind */
 	uint8_t *cat;		/* [n_edges] hook category, 0 without a hook */
+	const struct prec_task *tasks;	/* lean: the caller's tasks; else NULL */
 	/* What the build saw. */
 	uint64_t n_candidates;	/* pairs within eps + initial candidates */
 	uint32_t n_exact, n_gap, n_init;
 	uint64_t n_dropped;	/* candidates removed by the tie rule or the hook */
 };
 
+static inline int64_t prec_dur(const struct prec_graph *g, uint32_t v)
+{
+	return g->dur ? g->dur[v] : g->tasks[v].end_ns - g->tasks[v].start_ns;
+}
+
+/* A lean graph's lag of an edge from `from` into v. */
+static inline int64_t prec_lean_lag(const struct prec_graph *g, uint32_t v, uint32_t from)
+{
+	return g->tasks[v].start_ns - (from == PREC_ROOT ? g->t0 : g->tasks[from].end_ns);
+}
+
+/* The lag of edge e, one of task v's predecessor edges. */
+static inline int64_t prec_lag(const struct prec_graph *g, uint32_t v, uint32_t e)
+{
+	return g->lag ? g->lag[e] : prec_lean_lag(g, v, g->pred[e]);
+}
+
 /*
  * Sorted-scan reconstruction (Algorithm 4 with the §5.4.1 scan), in
  * O(n log n + edges) time. The topological order is (start, end, id); every
  * edge goes forward in it, so the graph is acyclic even with zero-duration
- * tasks (§5.4.3). Memory: 16 bytes per task + 14 per edge when done, plus
- * 16-32 bytes per task while sorting.
+ * tasks (§5.4.3). Memory: 16 bytes per task + 14 per edge when done (8 + 6
+ * when lean), plus 16-32 bytes per task while sorting.
  * Returns 0, -EINVAL (end < start, start < origin, eps < 0, times too large),
  * -E2BIG (n or the edge budget), -ENOMEM, or the hook's error.
  */
@@ -136,20 +162,31 @@ int prec_graph__from_edges(size_t n, const int64_t *dur,
 			   const struct prec_edge *edges, size_t n_edges,
 			   struct prec_graph **out);
 
+/* The most edges a prec_edge_gen gives one target. */
+#define PREC_GEN_MAX 4
+
+/*
+ * Writes into out the edges to add into task `to` (their .to is not read)
+ * and returns how many, at most PREC_GEN_MAX. Called twice per target, to
+ * count and to place: it must give the same edges both times.
+ */
+typedef size_t (*prec_edge_gen)(void *ctx, uint32_t to, struct prec_edge *out);
+
 /*
  * Adds edges to a built graph: precedences known from elsewhere, e.g. the
  * wakeups of a kernel trace whose gap exceeds eps, or release times as
- * root lags. Every edge must go forward in g->order (from PREC_ROOT or from
+ * root lags. They come from gen, target by target, so no list of them is
+ * ever held. Every edge must go forward in g->order (from PREC_ROOT or from
  * a task placed before its target), so the order stays topological and
  * nothing is re-sorted. Kind and category are stored as given; n_exact,
  * n_gap and n_init are recounted. A target's new edges follow its old ones,
- * whose indices shift (edge indices of earlier targets stay the same).
- * O(n + edges); 8 bytes per task while it runs. -EINVAL (a bad id, a
- * negative lag, a self-loop, an edge backward in the order), -E2BIG,
- * -ENOMEM; the graph is unchanged on error.
+ * in gen's order; edge indices shift (those of earlier targets stay the
+ * same). O(n + edges); 4 bytes per task while it runs. -EINVAL (no gen, more
+ * than PREC_GEN_MAX edges for a target, a bad id, a negative lag, a
+ * self-loop, an edge backward in the order), -E2BIG, -ENOMEM; the graph is
+ * unchanged on error.
  */
-int prec_graph__add_edges(struct prec_graph *g, const struct prec_edge *edges,
-			  size_t n_edges);
+int prec_graph__add_edges(struct prec_graph *g, prec_edge_gen gen, void *ctx);
 
 void prec_graph__free(struct prec_graph *g);
 

@@ -67,6 +67,15 @@ void trace__free(struct trace *t);
  */
 void trace__drop_records(struct trace *t);
 
+/*
+ * Grows one of a trace's record arrays (sw, wk, sc, irq, task, irqn, lost)
+ * to hold at least n items of elem bytes: their pages move on growth, they
+ * are never copied. NULL when out of memory (arr is kept). trace__free()
+ * and trace__drop_records() release only arrays made here: code that builds
+ * a trace by hand (tests, benchmarks) grows its record arrays with this.
+ */
+void *trace__grow_records(void *arr, size_t n, size_t elem);
+
 /* The IRQ handler name recorded for an IRQ number, or NULL. */
 const char *trace__irq_name(const struct trace *t, uint32_t irq);
 

@@ -20,21 +20,23 @@ void cpa__free(struct cpa *c)
 	free(c);
 }
 
-/* End of the control task on edge e, i.e. when it lets its target start. */
+/* End of the control task on edge e into v, i.e. when it lets v start. */
 static inline int64_t edge_ready(const struct cpa *c, const struct prec_graph *g,
-				 uint32_t e)
+				 uint32_t v, uint32_t e)
 {
 	uint32_t u = g->pred[e];
 
-	return (u == PREC_ROOT ? 0 : c->est[u] + g->dur[u]) + g->lag[e];
+	return (u == PREC_ROOT ? 0 : c->est[u] + prec_dur(g, u)) + prec_lag(g, v, e);
 }
 
-/* Is edge a a better binding edge than b, both giving the same est? */
-static inline bool binds_better(const struct prec_graph *g, uint32_t a,
-				uint32_t b)
+/* Is edge a a better binding edge into v than b, both giving the same est? */
+static inline bool binds_better(const struct prec_graph *g, uint32_t v,
+				uint32_t a, uint32_t b)
 {
-	if (g->lag[a] != g->lag[b])
-		return g->lag[a] < g->lag[b];
+	int64_t la = prec_lag(g, v, a), lb = prec_lag(g, v, b);
+
+	if (la != lb)
+		return la < lb;
 	if (g->pred[a] != g->pred[b])
 		return g->pred[a] < g->pred[b];
 	return a < b;
@@ -70,12 +72,12 @@ int cpa__run(const struct prec_graph *g, struct cpa **out)
 			int64_t x = 0;
 
 			if (u != PREC_ROOT &&
-			    __builtin_add_overflow(c->est[u], g->dur[u], &x))
+			    __builtin_add_overflow(c->est[u], prec_dur(g, u), &x))
 				goto fail;
-			if (__builtin_add_overflow(x, g->lag[e], &x))
+			if (__builtin_add_overflow(x, prec_lag(g, v, e), &x))
 				goto fail;
 			if (b == CPA_NONE || x > best ||
-			    (x == best && binds_better(g, e, b))) {
+			    (x == best && binds_better(g, v, e, b))) {
 				best = x;
 				b = e;
 			}
@@ -89,7 +91,7 @@ int cpa__run(const struct prec_graph *g, struct cpa **out)
 	for (uint32_t v = 0; v < n; v++) {
 		int64_t end;
 
-		if (__builtin_add_overflow(c->est[v], g->dur[v], &end))
+		if (__builtin_add_overflow(c->est[v], prec_dur(g, v), &end))
 			goto fail;
 		if (c->last == CPA_NONE || end > c->makespan) {
 			c->makespan = end;
@@ -103,7 +105,7 @@ int cpa__run(const struct prec_graph *g, struct cpa **out)
 	 * lst >= est keeps every value in range.
 	 */
 	for (uint32_t v = 0; v < n; v++)
-		c->lst[v] = c->makespan - g->dur[v];
+		c->lst[v] = c->makespan - prec_dur(g, v);
 	for (uint32_t p = n; p-- > 0;) {
 		uint32_t v = g->order[p];
 
@@ -113,7 +115,7 @@ int cpa__run(const struct prec_graph *g, struct cpa **out)
 
 			if (u == PREC_ROOT)
 				continue;
-			x = c->lst[v] - g->lag[e] - g->dur[u];
+			x = c->lst[v] - prec_lag(g, v, e) - prec_dur(g, u);
 			if (x < c->lst[u])
 				c->lst[u] = x;
 		}
@@ -128,7 +130,7 @@ fail:
 int64_t cpa__edge_float(const struct cpa *c, const struct prec_graph *g,
 			uint32_t to, uint32_t e)
 {
-	return c->lst[to] - edge_ready(c, g, e);
+	return c->lst[to] - edge_ready(c, g, to, e);
 }
 
 long cpa__path_into(const struct cpa *c, const struct prec_graph *g,
@@ -186,7 +188,7 @@ long cpa__path_into(const struct cpa *c, const struct prec_graph *g,
 static inline bool in_d(const struct cpa *c, const struct prec_graph *g,
 			uint32_t v, uint32_t e)
 {
-	return (g->lag[e] > 0 || g->pred[e] != PREC_ROOT) &&
+	return (prec_lag(g, v, e) > 0 || g->pred[e] != PREC_ROOT) &&
 	       !cpa__edge_float(c, g, v, e);
 }
 
@@ -227,7 +229,7 @@ int cpa__common(const struct cpa *c, const struct prec_graph *g,
 				continue;
 			if (g->pred[e] != PREC_ROOT)
 				has_succ[g->pred[e]] = 1;
-			q += g->lag[e] > 0;
+			q += prec_lag(g, v, e) > 0;
 		}
 		dpos[v] = q++;
 	}
@@ -248,7 +250,7 @@ int cpa__common(const struct cpa *c, const struct prec_graph *g,
 
 			if (!in_d(c, g, v, e))
 				continue;
-			if (g->lag[e] > 0) {
+			if (prec_lag(g, v, e) > 0) {
 				nctl++;
 				continue;
 			}
@@ -275,7 +277,7 @@ int cpa__common(const struct cpa *c, const struct prec_graph *g,
 			uint32_t u = g->pred[e];
 			int64_t pc, src;
 
-			if (g->lag[e] == 0 || !in_d(c, g, v, e))
+			if (prec_lag(g, v, e) == 0 || !in_d(c, g, v, e))
 				continue;
 			pc = first + --nctl;
 			/* Its only successor is v, so v is common too. */
@@ -297,7 +299,7 @@ int cpa__common(const struct cpa *c, const struct prec_graph *g,
 	for (size_t i = 0; i < nh; i++) {
 		uint32_t e = hops[i].edge;
 
-		if (e != CPA_NONE && g->lag[e] == 0 &&
+		if (e != CPA_NONE && prec_lag(g, hops[i].task, e) == 0 &&
 		    (i == 0 || g->pred[e] != hops[i - 1].task))
 			hops[i].edge = CPA_NONE;
 	}

@@ -51,6 +51,13 @@ struct model {
 	uint32_t ncpu;
 	struct span *miss;		/* merged windows of missing data (any CPU) */
 	size_t nmiss;
+	/*
+	 * [2n] the edges the trace adds into each task, at most two: [2v] the
+	 * category of one from v - 1, the thread's fragment before (program
+	 * order, a preemption); [2v + 1] of one from wfrom[v] (CRIT_CAT_WAKEUP)
+	 * or from the root (a release). 0: none.
+	 */
+	uint8_t *xcat;
 	struct crit_edge_stats *st;
 	bool enumerate;			/* judge every proposal within eps (the reference) */
 };
@@ -290,8 +297,8 @@ static int index_cpus(struct model *m)
 {
 	const struct timeline *tl = m->tl;
 	struct sort_pair *p;
-	uint32_t ncpu = 0;
-	int err;
+	uint32_t ncpu = 0, *fill, most = 0;
+	int err = 0;
 
 	for (size_t v = 0; v < m->n; v++)
 		if (tl->runs[m->src[v]].cpu + 1u > ncpu)
@@ -300,41 +307,43 @@ static int index_cpus(struct model *m)
 	m->cpu_off = calloc(ncpu + 1, sizeof(*m->cpu_off));
 	m->cpu_hint = calloc(ncpu ? ncpu : 1, sizeof(*m->cpu_hint));
 	m->cpu_idx = malloc((m->n ? m->n : 1) * sizeof(*m->cpu_idx));
-	p = malloc((m->n ? m->n : 1) * sizeof(*p));
-	if (!m->cpu_off || !m->cpu_idx || !m->cpu_hint || !p) {
-		free(p);
+	fill = malloc((ncpu ? ncpu : 1) * sizeof(*fill));
+	if (!m->cpu_off || !m->cpu_idx || !m->cpu_hint || !fill) {
+		free(fill);
 		return -ENOMEM;
 	}
-	for (size_t v = 0; v < m->n; v++) {
-		p[v].key = (uint64_t)(m->tasks[v].start_ns - m->t0);
-		p[v].idx = v;
+	for (size_t v = 0; v < m->n; v++)
 		m->cpu_off[tl->runs[m->src[v]].cpu + 1]++;
-	}
-	err = sort_pairs(p, m->n);
-	if (err) {
-		free(p);
-		return err;
-	}
-	for (uint32_t c = 0; c < ncpu; c++)
+	for (uint32_t c = 0; c < ncpu; c++) {
+		if (m->cpu_off[c + 1] > most)
+			most = m->cpu_off[c + 1];
 		m->cpu_off[c + 1] += m->cpu_off[c];
-	/* A stable distribution by CPU keeps each CPU's tasks in time order. */
-	{
-		uint32_t *fill = malloc((ncpu ? ncpu : 1) * sizeof(*fill));
+	}
+	/*
+	 * A stable distribution by CPU, then each CPU's tasks sorted by start
+	 * (ties in task order): sort memory for one CPU's tasks at a time,
+	 * not for all of them.
+	 */
+	memcpy(fill, m->cpu_off, ncpu * sizeof(*fill));
+	for (uint32_t v = 0; v < m->n; v++)
+		m->cpu_idx[fill[tl->runs[m->src[v]].cpu]++] = v;
+	free(fill);
+	p = malloc((most ? most : 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < ncpu && !err; c++) {
+		uint32_t *idx = m->cpu_idx + m->cpu_off[c], k = m->cpu_off[c + 1] - m->cpu_off[c];
 
-		if (!fill) {
-			free(p);
-			return -ENOMEM;
+		for (uint32_t i = 0; i < k; i++) {
+			p[i].key = (uint64_t)(m->tasks[idx[i]].start_ns - m->t0);
+			p[i].idx = idx[i];
 		}
-		memcpy(fill, m->cpu_off, ncpu * sizeof(*fill));
-		for (size_t i = 0; i < m->n; i++) {
-			uint32_t v = (uint32_t)p[i].idx;
-
-			m->cpu_idx[fill[tl->runs[m->src[v]].cpu]++] = v;
-		}
-		free(fill);
+		err = sort_pairs(p, k);
+		for (uint32_t i = 0; i < k && !err; i++)
+			idx[i] = (uint32_t)p[i].idx;
 	}
 	free(p);
-	return 0;
+	return err;
 }
 
 #define CPU_END(i) (m->tasks[m->cpu_idx[i]].end_ns)
@@ -487,6 +496,17 @@ static void model_free(struct model *m)
 	free(m->cpu_off);
 	free(m->cpu_hint);
 	free(m->miss);
+}
+
+/* What only the graph's build reads: gone before the CPA and the walks. */
+static void model_drop_build(struct model *m)
+{
+	free(m->fl);
+	free(m->wfrom);
+	free(m->wk_task);
+	m->fl = NULL;
+	m->wfrom = NULL;
+	m->wk_task = NULL;
 }
 
 static int model_build(struct model *m)
@@ -652,35 +672,29 @@ static int cat_rank(uint8_t cat)
 }
 
 /* The binding edge of every task among its tight edges, by rank (critical.h). */
-static int rank_bind(const struct prec_graph *g, const struct cpa *c, uint32_t **out)
+static void rank_bind(const struct prec_graph *g, const int64_t *est, uint32_t *bind)
 {
-	uint32_t *bind = malloc((g->n ? g->n : 1) * sizeof(*bind));
-
-	if (!bind)
-		return -ENOMEM;
 	for (uint32_t v = 0; v < g->n; v++) {
 		uint32_t b = CRIT_NONE;
+		int64_t blag = 0;
 		int br = 0;
 
 		for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
 			uint32_t u = g->pred[e];
-			int64_t ready = (u == PREC_ROOT ? 0 : c->est[u] + g->dur[u]) + g->lag[e];
+			int64_t lag = prec_lag(g, v, e), ready = (u == PREC_ROOT ? 0 : est[u] + prec_dur(g, u)) + lag;
 			int r;
 
-			if (ready != c->est[v])
+			if (ready != est[v])
 				continue;
 			r = cat_rank(g->cat[e]);
-			if (b == CRIT_NONE || r > br ||
-			    (r == br && (g->lag[e] < g->lag[b] ||
-					 (g->lag[e] == g->lag[b] && g->pred[e] < g->pred[b])))) {
+			if (b == CRIT_NONE || r > br || (r == br && (lag < blag || (lag == blag && u < g->pred[b])))) {
 				b = e;
 				br = r;
+				blag = lag;
 			}
 		}
 		bind[v] = b;
 	}
-	*out = bind;
-	return 0;
 }
 
 /* ---- accounting ---- */
@@ -975,7 +989,7 @@ static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t hori
 	size_t ntasks = 0;
 
 	for (;;) {
-		int64_t s = w->est[v], e = s + g->dur[v], a;
+		int64_t s = w->est[v], e = s + prec_dur(g, v), a, lag;
 		uint32_t b, u;
 		uint8_t cat;
 
@@ -996,18 +1010,19 @@ static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t hori
 			break;
 		u = g->pred[b];
 		cat = g->cat[b];
+		lag = prec_lag(g, v, b);
 		if (u == PREC_ROOT) {
 			if (m->tl)
 				account_release(w, acc, sb, v, cat, horizon);
-			else if (g->lag[b] > 0)
-				account_wait(w, acc, sb, v, s - g->lag[b] > horizon ? s - g->lag[b] : horizon, s,
-					     CRIT_CAT_INIT, 0, CRIT_NONE);
+			else if (lag > 0)
+				account_wait(w, acc, sb, v, s - lag > horizon ? s - lag : horizon, s, CRIT_CAT_INIT, 0,
+					     CRIT_NONE);
 			break;
 		}
-		if (g->lag[b] > 0)
-			account_wait(w, acc, sb, v, s - g->lag[b] > horizon ? s - g->lag[b] : horizon, s, cat, 0,
+		if (lag > 0)
+			account_wait(w, acc, sb, v, s - lag > horizon ? s - lag : horizon, s, cat, 0,
 				     wait_cpu(m, cat, u, v));
-		end = w->est[u] + g->dur[u];
+		end = w->est[u] + prec_dur(g, u);
 		if (end <= horizon)
 			break;
 		v = u;
@@ -1418,27 +1433,6 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 
 /* ---- the stage over a trace ---- */
 
-/* Edges to add after the build, in a growing array. */
-struct elist {
-	struct prec_edge *v;
-	size_t n, cap;
-};
-
-static int el_push(struct elist *el, struct prec_edge e)
-{
-	if (el->n == el->cap) {
-		size_t cap = el->cap ? el->cap * 2 : 1024;
-		struct prec_edge *p = realloc(el->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		el->v = p;
-		el->cap = cap;
-	}
-	el->v[el->n++] = e;
-	return 0;
-}
-
 struct heap_ent {
 	int64_t end;
 	uint32_t cpu, pos;
@@ -1509,21 +1503,19 @@ static inline void eps_window(const struct model *m, const uint32_t *byend, int6
 }
 
 /* Program order within eps kept: u is v's thread's fragment just before it. */
-static int keep_program_order(struct model *m, struct elist *el, uint32_t u, uint32_t v, int64_t gap)
+static void keep_program_order(struct model *m, uint32_t v)
 {
 	m->st->same_thread++;
 	m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
-	return el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN,
-					       run_of(m, u)->end_state == QT_END_PREEMPTED ? CRIT_CAT_PREEMPT :
-											     CRIT_CAT_BLOCKED });
+	m->xcat[2 * v] = run_of(m, v - 1)->end_state == QT_END_PREEMPTED ? CRIT_CAT_PREEMPT : CRIT_CAT_BLOCKED;
 }
 
 /* A proposal within eps confirmed by the wakeup that released v. */
-static int keep_wakeup(struct model *m, struct elist *el, uint32_t u, uint32_t v, int64_t gap)
+static void keep_wakeup(struct model *m, uint32_t v)
 {
 	m->st->confirmed++;
 	m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
-	return el_push(el, (struct prec_edge){ u, v, gap, PREC_EDGE_GIVEN, CRIT_CAT_WAKEUP });
+	m->xcat[2 * v + 1] = CRIT_CAT_WAKEUP;
 }
 
 /*
@@ -1535,7 +1527,7 @@ static int keep_wakeup(struct model *m, struct elist *el, uint32_t u, uint32_t v
  * the one a build with eps and the hook gives, at a fraction of its peak
  * memory (the build sizes edge memory by proposals before any is judged).
  */
-static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t eps, struct elist *el)
+static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t eps)
 {
 	struct crit_edge_stats *st = m->st;
 	uint32_t *byend = NULL, lo = 0, hi = 0;
@@ -1546,7 +1538,7 @@ static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t ep
 		int64_t rs = m->tasks[v].start_ns;
 
 		eps_window(m, byend, rs, eps, &lo, &hi);
-		for (uint32_t k = lo; k < hi && !err; k++) {
+		for (uint32_t k = lo; k < hi; k++) {
 			uint32_t u = byend[k];
 			int64_t gap = rs - m->tasks[u].end_ns;
 
@@ -1558,12 +1550,12 @@ static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t ep
 					st->redundant++;
 					continue;
 				}
-				err = keep_program_order(m, el, u, v, gap);
+				keep_program_order(m, v);
 				continue;
 			}
 			st->cross++;
 			if (confirmed(m, u, v)) {
-				err = keep_wakeup(m, el, u, v, gap);
+				keep_wakeup(m, v);
 			} else if (m->nmiss && missing(m, m->tasks[u].end_ns, rs)) {
 				st->missing_data++;
 			} else {
@@ -1618,11 +1610,10 @@ static bool ends_in_order(const struct model *m)
  * binary search over the thread (its ends in order), the ones whose gap
  * meets missing data as those ending before the end B of the last missing
  * window that starts by v's start (the windows are disjoint and sorted, so
- * [end, start] meets one iff end < B). The graph is the same up to the
- * order of a task's predecessors, which nothing reads: the binding edge is
- * chosen by rank, lag and id (rank_bind).
+ * [end, start] meets one iff end < B). The graph is the same: the kept
+ * edges are noted per task (xcat), not in the order they are found.
  */
-static int scan_eps_count(struct model *m, const struct prec_graph *g, int64_t eps, struct elist *el)
+static int scan_eps_count(struct model *m, const struct prec_graph *g, int64_t eps)
 {
 	struct crit_edge_stats *st = m->st;
 	uint32_t *byend = NULL, lo = 0, hi = 0;
@@ -1664,22 +1655,21 @@ static int scan_eps_count(struct model *m, const struct prec_graph *g, int64_t e
 		st->missing_data += miss_all;
 		st->rejected += hi - lo - same - (w != CRIT_NONE) - miss_all;
 		if (u != CRIT_NONE)
-			err = keep_program_order(m, el, u, v, rs - m->tasks[u].end_ns);
-		if (w != CRIT_NONE && !err)
-			err = keep_wakeup(m, el, w, v, rs - m->tasks[w].end_ns);
+			keep_program_order(m, v);
+		if (w != CRIT_NONE)
+			keep_wakeup(m, v);
 	}
 	free(byend);
 	return err;
 }
 
 /* Edges the trace proves beyond eps, and the releases. */
-static int trace_extras(struct model *m, struct elist *el)
+static void trace_extras(struct model *m)
 {
 	const struct timeline *tl = m->tl;
 	struct crit_edge_stats *st = m->st;
-	int err = 0;
 
-	for (uint32_t v = 0; v < m->n && !err; v++) {
+	for (uint32_t v = 0; v < m->n; v++) {
 		int64_t s = m->tasks[v].start_ns;
 		bool has = m->fl[v] & TF_HAS_PRED;
 		uint8_t rel = 0;
@@ -1695,8 +1685,7 @@ static int trace_extras(struct model *m, struct elist *el)
 					st->wakeups_unmatched++;
 				} else if (!(m->fl[v] & TF_WK_KEPT)) {
 					/* Beyond eps: gap > eps >= 0, so u is before v in the order. */
-					err = el_push(el, (struct prec_edge){ u, v, s - m->tasks[u].end_ns,
-									      PREC_EDGE_GIVEN, CRIT_CAT_WAKEUP });
+					m->xcat[2 * v + 1] = CRIT_CAT_WAKEUP;
 					st->wakeups_beyond++;
 					has = true;
 				}
@@ -1706,8 +1695,7 @@ static int trace_extras(struct model *m, struct elist *el)
 			} else if (v > 0 && owner_of(m, v - 1) == owner_of(m, v) && (m->fl[v - 1] & TF_LAST) &&
 				   run_of(m, v - 1)->end_state == QT_END_PREEMPTED && !(m->fl[v] & TF_PO_KEPT) &&
 				   m->tasks[v - 1].end_ns <= s && m->tasks[v - 1].start_ns < s) {
-				err = el_push(el, (struct prec_edge){ v - 1, v, s - m->tasks[v - 1].end_ns,
-								      PREC_EDGE_GIVEN, CRIT_CAT_PREEMPT });
+				m->xcat[2 * v] = CRIT_CAT_PREEMPT;
 				st->preempt_beyond++;
 				has = true;
 			}
@@ -1715,12 +1703,29 @@ static int trace_extras(struct model *m, struct elist *el)
 		/* The first run of a thread without a recorded cause: it lies before the recording. */
 		if (!rel && !has && s > m->t0)
 			rel = v == m->thr_first[owner_of(m, v)] ? CRIT_CAT_REL_START : CRIT_CAT_REL_NONE;
-		if (rel && !err) {
-			err = el_push(el, (struct prec_edge){ PREC_ROOT, v, s - m->t0, PREC_EDGE_GIVEN, rel });
+		if (rel) {
+			m->xcat[2 * v + 1] = rel;
 			st->releases[rel]++;
 		}
 	}
-	return err;
+}
+
+/* The edges trace_extras and the eps scan chose for task v (prec_edge_gen). */
+static size_t extra_edges(void *ctx, uint32_t v, struct prec_edge *out)
+{
+	const struct model *m = ctx;
+	int64_t s = m->tasks[v].start_ns;
+	uint8_t a = m->xcat[2 * v], b = m->xcat[2 * v + 1];
+	size_t c = 0;
+
+	if (a)
+		out[c++] = (struct prec_edge){ v - 1, v, s - m->tasks[v - 1].end_ns, PREC_EDGE_GIVEN, a };
+	if (b == CRIT_CAT_WAKEUP)
+		out[c++] = (struct prec_edge){ m->wfrom[v], v, s - m->tasks[m->wfrom[v]].end_ns, PREC_EDGE_GIVEN,
+					       b };
+	else if (b)
+		out[c++] = (struct prec_edge){ PREC_ROOT, v, s - m->t0, PREC_EDGE_GIVEN, b };
+	return c;
 }
 
 static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, struct prec_graph **out)
@@ -1732,29 +1737,33 @@ static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, struct 
 		.max_edges = max_edges,
 		.edge_fn = trace_hook,
 		.edge_ctx = m,
+		.lean = 1,
 	};
-	struct elist el = { 0 };
 	int err;
 
+	m->xcat = calloc(m->n ? 2 * m->n : 1, 1);
+	if (!m->xcat)
+		return -ENOMEM;
 	for (size_t v = 0; v < m->n; v++)
 		m->fl[v] &= ~(TF_WK_KEPT | TF_PO_KEPT | TF_HAS_PRED);
 	memset(m->st, 0, sizeof(*m->st));
 	err = prec_graph__build(m->tasks, m->n, &po, out);
 	if (err)
-		return err;
+		goto out;
 	m->st->candidates = (*out)->n_candidates;
 	if (m->split && eps > 0)
-		err = m->enumerate || !ends_in_order(m) ? scan_eps_each(m, *out, eps, &el) :
-							  scan_eps_count(m, *out, eps, &el);
-	if (!err)
-		err = trace_extras(m, &el);
-	if (!err)
-		err = prec_graph__add_edges(*out, el.v, el.n);
-	free(el.v);
+		err = m->enumerate || !ends_in_order(m) ? scan_eps_each(m, *out, eps) : scan_eps_count(m, *out, eps);
+	if (!err) {
+		trace_extras(m);
+		err = prec_graph__add_edges(*out, extra_edges, m);
+	}
 	if (err) {
 		prec_graph__free(*out);
 		*out = NULL;
 	}
+out:
+	free(m->xcat);
+	m->xcat = NULL;
 	return err;
 }
 
@@ -1766,7 +1775,6 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	struct model m = { .tl = tl };
 	struct prec_graph *g = NULL;
 	struct cpa *c = NULL;
-	uint32_t *bind = NULL;
 	struct acc acc = { 0 };
 	struct walker w;
 	int64_t eps, cap;
@@ -1825,27 +1833,34 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	if (err)
 		goto out;
 	res->epsilon_ns = eps;
+	model_drop_build(&m);
 	res->nedges = g->n_edges;
 	t_graph = now_ns();
 	err = cpa__run(g, &c);
-	if (!err)
-		err = rank_bind(g, c, &bind);
 	if (err)
 		goto out;
-	t_cpa = now_ns();
 	res->makespan_ns = c->makespan;
 	for (uint32_t v = 0; v < m.n; v++)
 		res->ncritical += cpa__critical(c, v);
+	/*
+	 * The walks read est and a binding edge by rank, nothing else of the
+	 * CPA: the latest starts go, and the rank's choice takes the place of
+	 * the CPA's, before the accounting, the longest-lived part.
+	 */
+	free(c->lst);
+	c->lst = NULL;
+	rank_bind(g, c->est, c->bind);
+	t_cpa = now_ns();
 	res->unexplained = res->edges.releases[CRIT_CAT_REL_NONE];
 	res->edges.exact = g->n_exact;
 
-	w = (struct walker){ .m = &m, .g = g, .est = c->est, .bind = bind, .hint = m.cpu_hint };
+	w = (struct walker){ .m = &m, .g = g, .est = c->est, .bind = c->bind, .hint = m.cpu_hint };
 	err = acc_init(&acc, tl->nthreads);
 	if (err)
 		goto out;
 	if (c->last != CPA_NONE) {
 		res->whole_last = c->last;
-		err = path_into(&w, c->last, c->est[c->last] + g->dur[c->last], 0, &acc, 4 * CRIT_MAX_SEGS,
+		err = path_into(&w, c->last, c->est[c->last] + prec_dur(g, c->last), 0, &acc, 4 * CRIT_MAX_SEGS,
 				&res->whole);
 		if (err)
 			goto out;
@@ -1857,7 +1872,6 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	res->account_ns = now_ns() - t_cpa;
 out:
 	acc_free(&acc);
-	free(bind);
 	cpa__free(c);
 	prec_graph__free(g);
 	model_free(&m);
@@ -1893,7 +1907,7 @@ static int gantt_hook(void *ctx, uint32_t u, uint32_t v, int64_t gap, enum prec_
 
 static inline bool crit_edge(const struct cpa *c, const struct prec_graph *g, uint32_t v, uint32_t e)
 {
-	return (g->lag[e] > 0 || g->pred[e] != PREC_ROOT) && cpa__edge_float(c, g, v, e) == 0;
+	return (prec_lag(g, v, e) > 0 || g->pred[e] != PREC_ROOT) && cpa__edge_float(c, g, v, e) == 0;
 }
 
 /* Starts a critical path (no critical edge from a task into it, at time 0)? */
@@ -1969,7 +1983,7 @@ static int gantt_paths(struct critical_result *res, const struct prec_graph *g, 
 		uint32_t end = g->order[p];
 		size_t depth = 1;
 
-		if (!cpa__critical(c, end) || has_succ[end] || c->est[end] + g->dur[end] != c->makespan)
+		if (!cpa__critical(c, end) || has_succ[end] || c->est[end] + prec_dur(g, end) != c->makespan)
 			continue;
 		res->npaths = sat_add(res->npaths, cnt[end]);
 		/* Depth-first, back from end; a path is complete at a start or a root lag. */
@@ -2055,7 +2069,7 @@ static int gantt_actors(struct critical_result *res, const struct walker *w, con
 			goto out;
 		memcpy(fill, first, gt->n_actors * sizeof(*fill));
 		for (uint32_t i = 0; i < gt->n; i++)
-			d[fill[gt->actor[i]]++] = (struct gantt_done){ i, w->est[i] + w->g->dur[i] };
+			d[fill[gt->actor[i]]++] = (struct gantt_done){ i, w->est[i] + prec_dur(w->g, i) };
 		free(fill);
 	}
 	for (size_t a = 0; a < gt->n_actors; a++) {

@@ -13,6 +13,7 @@
  * counts the candidates per target, so the edge budget is checked before any
  * edge memory exists and every target gets its slots up front.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ struct build_ctx {
 	int64_t t0;
 	int64_t eps;
 	uint64_t max_edges;
+	bool lean;
 };
 
 static int validate(const struct prec_task *tasks, size_t n,
@@ -62,6 +64,7 @@ static int validate(const struct prec_task *tasks, size_t n,
 			return -EINVAL;
 	}
 	bc->tasks = tasks;
+	bc->lean = opts->lean;
 	bc->n = (uint32_t)n;
 	bc->eps = opts->eps_ns;
 	bc->max_edges = opts->max_edges ? opts->max_edges :
@@ -348,10 +351,10 @@ static int alloc_edges(struct prec_graph *g, uint64_t m)
 	size_t k = m ? (size_t)m : 1;
 
 	g->pred = malloc(k * sizeof(*g->pred));
-	g->lag = malloc(k * sizeof(*g->lag));
+	g->lag = g->tasks ? NULL : malloc(k * sizeof(*g->lag));
 	g->kind = malloc(k);
 	g->cat = malloc(k);
-	if (!g->pred || !g->lag || !g->kind || !g->cat)
+	if (!g->pred || (!g->tasks && !g->lag) || !g->kind || !g->cat)
 		return -ENOMEM;
 	return 0;
 }
@@ -364,7 +367,7 @@ static void shrink_edges(struct prec_graph *g, uint64_t m)
 
 	if ((p = realloc(g->pred, k * sizeof(*g->pred))))
 		g->pred = p;
-	if ((p = realloc(g->lag, k * sizeof(*g->lag))))
+	if (g->lag && (p = realloc(g->lag, k * sizeof(*g->lag))))
 		g->lag = p;
 	if ((p = realloc(g->kind, k)))
 		g->kind = p;
@@ -376,7 +379,8 @@ static inline void put_edge(struct prec_graph *g, uint32_t e, uint32_t from,
 			    int64_t lag, uint8_t kind, uint8_t cat)
 {
 	g->pred[e] = from;
-	g->lag[e] = lag;
+	if (g->lag)
+		g->lag[e] = lag;
 	g->kind[e] = kind;
 	g->cat[e] = cat;
 }
@@ -433,11 +437,14 @@ static struct prec_graph *graph_new(const struct build_ctx *bc)
 	g->n = bc->n;
 	g->t0 = bc->t0;
 	g->eps_ns = bc->eps;
+	g->tasks = bc->lean ? bc->tasks : NULL;
 	return g;
 }
 
 static int fill_dur(struct prec_graph *g, const struct prec_task *tasks)
 {
+	if (g->tasks)
+		return 0;
 	g->dur = malloc((g->n ? g->n : 1) * sizeof(*g->dur));
 	if (!g->dur)
 		return -ENOMEM;
@@ -561,7 +568,8 @@ int prec_graph__build(const struct prec_task *tasks, size_t n,
 			g->pred_off[v] = w;
 			if (r != w) {
 				memmove(g->pred + w, g->pred + r, c * sizeof(*g->pred));
-				memmove(g->lag + w, g->lag + r, c * sizeof(*g->lag));
+				if (g->lag)
+					memmove(g->lag + w, g->lag + r, c * sizeof(*g->lag));
 				memmove(g->kind + w, g->kind + r, c);
 				memmove(g->cat + w, g->cat + r, c);
 			}
@@ -775,85 +783,86 @@ fail:
 	return err;
 }
 
-int prec_graph__add_edges(struct prec_graph *g, const struct prec_edge *edges,
-			  size_t k)
+int prec_graph__add_edges(struct prec_graph *g, prec_edge_gen gen, void *ctx)
 {
+	struct prec_edge buf[PREC_GEN_MAX];
 	uint32_t n = g->n, *aux, next_new;
-	uint64_t m = g->n_edges;
+	uint64_t m = g->n_edges, k = 0;
 	void *p;
 
-	if (!k)
-		return 0;
-	if (!edges)
+	if (!gen)
 		return -EINVAL;
-	if (m + k > PREC_MAX_EDGES)
-		return -E2BIG;
 	aux = malloc((n ? n : 1) * sizeof(*aux));
 	if (!aux)
 		return -ENOMEM;
 	/* aux = position in the order, to check that every edge goes forward. */
 	for (uint32_t i = 0; i < n; i++)
 		aux[g->order[i]] = i;
-	for (size_t i = 0; i < k; i++) {
-		const struct prec_edge *e = &edges[i];
+	for (uint32_t v = 0; v < n; v++) {
+		size_t c = gen(ctx, v, buf);
 
-		if (e->to >= n || e->lag < 0 || e->from == e->to ||
-		    (e->from != PREC_ROOT &&
-		     (e->from >= n || aux[e->from] >= aux[e->to]))) {
+		for (size_t i = 0; i < c && c <= PREC_GEN_MAX; i++) {
+			const struct prec_edge *e = &buf[i];
+
+			if (e->lag < 0 || e->from == v ||
+			    (e->from != PREC_ROOT && (e->from >= n || aux[e->from] >= aux[v])) ||
+			    (g->tasks && e->lag != prec_lean_lag(g, v, e->from)))
+				c = PREC_GEN_MAX + 1;
+		}
+		if (c > PREC_GEN_MAX) {
 			free(aux);
 			return -EINVAL;
 		}
+		k += c;
 	}
+	free(aux);
+	if (!k)
+		return 0;
+	if (m + k > PREC_MAX_EDGES)
+		return -E2BIG;
 	/* Grow the edge arrays; a failure leaves the graph as it was. */
 	if (!(p = realloc(g->pred, (m + k) * sizeof(*g->pred))))
-		goto nomem;
+		return -ENOMEM;
 	g->pred = p;
-	if (!(p = realloc(g->lag, (m + k) * sizeof(*g->lag))))
-		goto nomem;
-	g->lag = p;
+	if (g->lag && !(p = realloc(g->lag, (m + k) * sizeof(*g->lag))))
+		return -ENOMEM;
+	if (g->lag)
+		g->lag = p;
 	if (!(p = realloc(g->kind, m + k)))
-		goto nomem;
+		return -ENOMEM;
 	g->kind = p;
 	if (!(p = realloc(g->cat, m + k)))
-		goto nomem;
+		return -ENOMEM;
 	g->cat = p;
 
-	/* aux = new edges per target. */
-	memset(aux, 0, (n ? n : 1) * sizeof(*aux));
-	for (size_t i = 0; i < k; i++)
-		aux[edges[i].to]++;
 	/*
 	 * Move each target's old edges right by the new edges of the targets
-	 * before it, last target first so nothing is overwritten; pred_off[v+1]
-	 * becomes the new offset once target v has moved.
+	 * before it, last target first so nothing is overwritten, and put its
+	 * new edges after them; pred_off[v+1] becomes the new offset once
+	 * target v has moved.
 	 */
 	next_new = (uint32_t)(m + k);
 	for (uint32_t v = n; v-- > 0;) {
-		uint32_t lo = g->pred_off[v], c = g->pred_off[v + 1] - lo;
-		uint32_t to = next_new - aux[v] - c;
+		size_t c = gen(ctx, v, buf);
+		uint32_t lo = g->pred_off[v], old = g->pred_off[v + 1] - lo;
+		uint32_t to = next_new - (uint32_t)c - old;
 
+		assert(to >= lo);	/* gen gave more edges than when counted */
 		if (to != lo) {
-			memmove(g->pred + to, g->pred + lo, c * sizeof(*g->pred));
-			memmove(g->lag + to, g->lag + lo, c * sizeof(*g->lag));
-			memmove(g->kind + to, g->kind + lo, c);
-			memmove(g->cat + to, g->cat + lo, c);
+			memmove(g->pred + to, g->pred + lo, old * sizeof(*g->pred));
+			if (g->lag)
+				memmove(g->lag + to, g->lag + lo, old * sizeof(*g->lag));
+			memmove(g->kind + to, g->kind + lo, old);
+			memmove(g->cat + to, g->cat + lo, old);
 		}
+		for (size_t i = 0; i < c; i++)
+			put_edge(g, to + old + (uint32_t)i, buf[i].from, buf[i].lag, buf[i].kind, buf[i].cat);
 		g->pred_off[v + 1] = next_new;
-		/* aux[v] becomes the slot of v's next new edge. */
-		aux[v] = to + c;
 		next_new = to;
 	}
+	assert(next_new == 0);	/* gen gave fewer edges than when counted */
 	g->pred_off[0] = 0;
-	for (size_t i = 0; i < k; i++) {
-		const struct prec_edge *e = &edges[i];
-
-		put_edge(g, aux[e->to]++, e->from, e->lag, e->kind, e->cat);
-	}
 	g->n_edges = (uint32_t)(m + k);
 	count_kinds(g);
-	free(aux);
 	return 0;
-nomem:
-	free(aux);
-	return -ENOMEM;
 }

@@ -47,6 +47,18 @@ struct synth {
 		(arr)[(n)++] = (item);                                        \
 	} while (0)
 
+/* The record arrays: only trace__grow_records() makes what trace__free() releases. */
+#define SYNTH_PUSH_REC(arr, n, cap, item)                                     \
+	do {                                                                  \
+		if ((n) == (cap)) {                                           \
+			(cap) = (cap) ? (cap) * 2 : 64;                       \
+			(arr) = trace__grow_records((arr), (cap), sizeof(*(arr))); \
+			if (!(arr))                                           \
+				abort();                                      \
+		}                                                             \
+		(arr)[(n)++] = (item);                                        \
+	} while (0)
+
 static inline struct synth *synth_new(uint64_t start_ns, uint64_t stop_ns, int ncpus)
 {
 	struct synth *s = calloc(1, sizeof(*s));
@@ -115,7 +127,7 @@ static inline void synth_switch(struct synth *s, uint64_t ts, int cpu, uint32_t 
 	}
 	if (next)
 		synth_rt_of(s, next)->since = ts;
-	SYNTH_PUSH(s->t->sw, s->t->nsw, s->cap_sw, r);
+	SYNTH_PUSH_REC(s->t->sw, s->t->nsw, s->cap_sw, r);
 }
 
 static inline void synth_wakeup(struct synth *s, uint64_t ts, uint32_t waker, uint32_t waker_pid,
@@ -130,7 +142,7 @@ static inline void synth_wakeup(struct synth *s, uint64_t ts, uint32_t waker, ui
 	r.wakee_tgid = wakee_pid;
 	r.target_cpu = r.waker_cpu = target_cpu;
 	r.waker_irq = QT_IRQ_UNKNOWN;
-	SYNTH_PUSH(s->t->wk, s->t->nwk, s->cap_wk, r);
+	SYNTH_PUSH_REC(s->t->wk, s->t->nwk, s->cap_wk, r);
 }
 
 /* A wakeup by a timer interrupt (nanosleep expiry and the like). */
@@ -153,7 +165,7 @@ static inline void synth_syscall(struct synth *s, uint64_t start, uint64_t end, 
 	r.nr = nr;
 	r.arg0 = arg0;
 	r.ret = ret;
-	SYNTH_PUSH(s->t->sc, s->t->nsc, s->cap_sc, r);
+	SYNTH_PUSH_REC(s->t->sc, s->t->nsc, s->cap_sc, r);
 }
 
 static inline void synth_irq(struct synth *s, uint64_t start, uint64_t end, int cpu, uint32_t irq,
@@ -164,7 +176,7 @@ static inline void synth_irq(struct synth *s, uint64_t start, uint64_t end, int 
 	r.end_ts = end;
 	r.irq = irq;
 	r.tid = interrupted_tid;
-	SYNTH_PUSH(s->t->irq, s->t->nirq, s->cap_irq, r);
+	SYNTH_PUSH_REC(s->t->irq, s->t->nirq, s->cap_irq, r);
 }
 
 /* FORK, EXEC, RENAME or EXIT. */
@@ -178,7 +190,7 @@ static inline void synth_task(struct synth *s, uint8_t type, uint64_t ts, uint32
 	r.parent_tid = parent_tid;
 	r.parent_tgid = parent_pid;
 	snprintf(r.comm, sizeof(r.comm), "%s", comm);
-	SYNTH_PUSH(s->t->task, s->t->ntask, s->cap_task, r);
+	SYNTH_PUSH_REC(s->t->task, s->t->ntask, s->cap_task, r);
 }
 
 static inline void synth_lost(struct synth *s, int cpu, uint64_t first, uint64_t last, uint64_t count)
@@ -188,7 +200,7 @@ static inline void synth_lost(struct synth *s, int cpu, uint64_t first, uint64_t
 	r.first_ts = first;
 	r.last_ts = last;
 	r.count = count;
-	SYNTH_PUSH(s->t->lost, s->t->nlost, s->cap_lost, r);
+	SYNTH_PUSH_REC(s->t->lost, s->t->nlost, s->cap_lost, r);
 	s->t->lost_events += count;
 }
 

@@ -774,3 +774,53 @@ Test(cpa, theorem2_hidden_control_dense)
 		check_theorem(seed + 3000, (uint32_t)(100 + seed % 300), seed % 2 ? 0 : 1, 5,
 			      2 + (int64_t)(seed % 9));
 }
+
+/* The CPA of a lean graph (durations and lags read off the tasks) is the full graph's. */
+Test(cpa, lean_graph_same_results)
+{
+	for (unsigned long long seed = 1; seed <= 2000; seed++) {
+		unsigned long long s = seed * 0x9E3779B97F4A7C15ULL;
+		size_t n = (size_t)tu_rand_range(&s, 1, 40);
+		struct prec_task t[40];
+		struct prec_opts o = { .eps_ns = tu_rand_range(&s, 0, 5) }, lo;
+		struct prec_graph *g, *gl;
+		struct cpa *c, *cl;
+		struct cpa_hop *h, *hl;
+		size_t nh, nhl;
+
+		for (size_t i = 0; i < n; i++) {
+			int64_t st = tu_rand_range(&s, 0, 30);
+
+			t[i] = (struct prec_task){ st, st + tu_rand_range(&s, 0, 5) };
+		}
+		lo = o;
+		lo.lean = 1;
+		cr_assert_eq(prec_graph__build(t, n, &o, &g), 0);
+		cr_assert_eq(prec_graph__build(t, n, &lo, &gl), 0);
+		cr_assert_null(gl->lag);
+		c = run(g);
+		cl = run(gl);
+		cr_assert_eq(c->makespan, cl->makespan, "seed %llu", seed);
+		cr_assert_eq(c->last, cl->last, "seed %llu", seed);
+		for (uint32_t v = 0; v < n; v++) {
+			cr_assert_eq(c->est[v], cl->est[v], "seed %llu task %u", seed, v);
+			cr_assert_eq(c->lst[v], cl->lst[v], "seed %llu task %u", seed, v);
+			cr_assert_eq(c->bind[v], cl->bind[v], "seed %llu task %u", seed, v);
+			for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++)
+				cr_assert_eq(cpa__edge_float(c, g, v, e), cpa__edge_float(cl, gl, v, e));
+		}
+		cr_assert_eq(cpa__common(c, g, &h, &nh), 0);
+		cr_assert_eq(cpa__common(cl, gl, &hl, &nhl), 0);
+		cr_assert_eq(nh, nhl, "seed %llu", seed);
+		for (size_t i = 0; i < nh; i++) {
+			cr_assert_eq(h[i].task, hl[i].task, "seed %llu", seed);
+			cr_assert_eq(h[i].edge, hl[i].edge, "seed %llu", seed);
+		}
+		free(h);
+		free(hl);
+		cpa__free(c);
+		cpa__free(cl);
+		prec_graph__free(g);
+		prec_graph__free(gl);
+	}
+}

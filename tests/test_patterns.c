@@ -119,7 +119,7 @@ static void flush(struct gen *g)
 
 static void add_irq_name(struct trace *t, uint32_t irq, const char *name)
 {
-	t->irqn = realloc(t->irqn, (t->nirqn + 1) * sizeof(*t->irqn));
+	t->irqn = trace__grow_records(t->irqn, t->nirqn + 1, sizeof(*t->irqn));
 	cr_assert(t->irqn);
 	memset(&t->irqn[t->nirqn], 0, sizeof(*t->irqn));
 	t->irqn[t->nirqn].irq = irq;

@@ -39,7 +39,7 @@ static struct ed *edges_of(const struct prec_graph *g)
 	for (uint32_t t = 0; t < g->n; t++) {
 		cr_assert_leq(g->pred_off[t], g->pred_off[t + 1]);
 		for (uint32_t e = g->pred_off[t]; e < g->pred_off[t + 1]; e++)
-			v[k++] = (struct ed){ g->pred[e], t, g->lag[e], g->kind[e], g->cat[e] };
+			v[k++] = (struct ed){ g->pred[e], t, prec_lag(g, t, e), g->kind[e], g->cat[e] };
 	}
 	qsort(v, k, sizeof(*v), ed_cmp);
 	return v;
@@ -85,7 +85,7 @@ static void assert_same_graph(const struct prec_graph *a, const struct prec_grap
 			  seed, i, ea[i].from, ea[i].to, (long long)ea[i].lag, ea[i].kind,
 			  eb[i].from, eb[i].to, (long long)eb[i].lag, eb[i].kind);
 	for (uint32_t t = 0; t < a->n; t++)
-		cr_assert_eq(a->dur[t], b->dur[t]);
+		cr_assert_eq(prec_dur(a, t), prec_dur(b, t));
 	free(ea);
 	free(eb);
 }
@@ -515,10 +515,38 @@ Test(precedence, from_edges)
 	cr_assert_eq(prec_graph__from_edges(3, negdur, ok, 3, &g), -EINVAL);
 }
 
+/* A list of edges handed to add_edges target by target, in list order. */
+struct edge_list {
+	const struct prec_edge *e;
+	size_t n;
+	unsigned calls;
+};
+
+static size_t list_gen(void *ctx, uint32_t to, struct prec_edge *out)
+{
+	struct edge_list *l = ctx;
+	size_t c = 0;
+
+	l->calls++;
+	/* More than PREC_GEN_MAX are counted, not written: add_edges must refuse them. */
+	for (size_t i = 0; i < l->n; i++)
+		if (l->e[i].to == to && c++ < PREC_GEN_MAX)
+			out[c - 1] = l->e[i];
+	return c;
+}
+
+static int add_list(struct prec_graph *g, const struct prec_edge *e, size_t n)
+{
+	struct edge_list l = { e, n, 0 };
+
+	return prec_graph__add_edges(g, list_gen, &l);
+}
+
 /*
  * add_edges: the result is the build's edges plus the new ones, with each
- * target's old edges first and in their old order; a backward edge is
- * refused and leaves the graph as it was.
+ * target's old edges first and in their old order, the new ones after them
+ * in the generator's order; a backward edge is refused and leaves the graph
+ * as it was.
  */
 Test(precedence, add_edges_random)
 {
@@ -528,7 +556,7 @@ Test(precedence, add_edges_random)
 		struct prec_task t[50];
 		struct prec_opts o = { .eps_ns = tu_rand_range(&s, 0, 4) };
 		struct prec_edge add[80];
-		uint32_t pos[50], *old_off;
+		uint32_t pos[50], per[50] = { 0 }, *old_off;
 		struct prec_graph *g;
 		struct ed *before, *after, *want;
 		uint32_t nb;
@@ -541,10 +569,15 @@ Test(precedence, add_edges_random)
 			uint32_t a = (uint32_t)tu_rand_range(&s, 0, (long long)n - 1);
 			uint32_t b = (uint32_t)tu_rand_range(&s, 0, (long long)n - 1);
 
-			if (i % 7 == 0)
+			if (per[b] == PREC_GEN_MAX)
+				continue;
+			if (i % 7 == 0) {
 				add[k++] = (struct prec_edge){ PREC_ROOT, b, tu_rand_range(&s, 0, 9), 3, 7 };
-			else if (pos[a] < pos[b])
+				per[b]++;
+			} else if (pos[a] < pos[b]) {
 				add[k++] = (struct prec_edge){ a, b, tu_rand_range(&s, 0, 9), 3, (uint8_t)i };
+				per[b]++;
+			}
 		}
 		before = edges_of(g);
 		nb = g->n_edges;
@@ -555,11 +588,21 @@ Test(precedence, add_edges_random)
 			uint32_t *old_pred = malloc((nb + 1) * sizeof(*old_pred));
 
 			memcpy(old_pred, g->pred, nb * sizeof(*old_pred));
-			cr_assert_eq(prec_graph__add_edges(g, add, k), 0, "seed %llu", seed);
-			for (uint32_t v = 0; v < n; v++)
-				for (uint32_t j = 0; j < old_off[v + 1] - old_off[v]; j++)
+			cr_assert_eq(add_list(g, add, k), 0, "seed %llu", seed);
+			for (uint32_t v = 0; v < n; v++) {
+				uint32_t old = old_off[v + 1] - old_off[v], j = old;
+
+				for (j = 0; j < old; j++)
 					cr_assert_eq(g->pred[g->pred_off[v] + j], old_pred[old_off[v] + j],
 						     "seed %llu", seed);
+				for (size_t i = 0; i < k; i++)
+					if (add[i].to == v) {
+						cr_assert_eq(g->pred[g->pred_off[v] + j], add[i].from, "seed %llu", seed);
+						cr_assert_eq(g->cat[g->pred_off[v] + j], add[i].cat, "seed %llu", seed);
+						j++;
+					}
+				cr_assert_eq(g->pred_off[v] + j, g->pred_off[v + 1], "seed %llu", seed);
+			}
 			free(old_pred);
 		}
 		cr_assert_eq(g->n_edges, nb + k, "seed %llu", seed);
@@ -576,7 +619,7 @@ Test(precedence, add_edges_random)
 		if (n >= 2) {
 			struct prec_edge back = { g->order[n - 1], g->order[0], 0, 3, 0 };
 
-			cr_assert_eq(prec_graph__add_edges(g, &back, 1), -EINVAL);
+			cr_assert_eq(add_list(g, &back, 1), -EINVAL);
 			cr_assert_eq(g->n_edges, nb + k);
 		}
 		free(before);
@@ -593,14 +636,25 @@ Test(precedence, add_edges_bad_input)
 	struct prec_graph *g;
 	const struct prec_edge self = { 1, 1, 0, 3, 0 }, badid = { 0, 7, 0, 3, 0 };
 	const struct prec_edge neglag = { 0, 2, -1, 3, 0 }, ok = { 0, 2, 1, 3, 5 };
+	const struct prec_edge badfrom = { 9, 2, 0, 3, 0 }, back = { 2, 1, 0, 3, 0 };
+	const struct prec_edge many[PREC_GEN_MAX + 1] = {
+		{ 0, 2, 0, 3, 0 }, { 0, 2, 1, 3, 0 }, { 0, 2, 2, 3, 0 }, { 0, 2, 3, 3, 0 }, { 0, 2, 4, 3, 0 },
+	};
+	struct edge_list none = { NULL, 0, 0 };
 
 	cr_assert_eq(prec_graph__build(t, 3, NULL, &g), 0);
 	cr_assert_eq(g->n_edges, 2);
-	cr_assert_eq(prec_graph__add_edges(g, &self, 1), -EINVAL);
-	cr_assert_eq(prec_graph__add_edges(g, &badid, 1), -EINVAL);
-	cr_assert_eq(prec_graph__add_edges(g, &neglag, 1), -EINVAL);
-	cr_assert_eq(prec_graph__add_edges(g, NULL, 0), 0);
-	cr_assert_eq(prec_graph__add_edges(g, &ok, 1), 0);
+	cr_assert_eq(add_list(g, &self, 1), -EINVAL);
+	cr_assert_eq(add_list(g, &badid, 1), 0, "an edge into no task is never asked for");
+	cr_assert_eq(add_list(g, &neglag, 1), -EINVAL);
+	cr_assert_eq(add_list(g, &badfrom, 1), -EINVAL);
+	cr_assert_eq(add_list(g, &back, 1), -EINVAL);
+	cr_assert_eq(add_list(g, many, PREC_GEN_MAX + 1), -EINVAL);
+	cr_assert_eq(prec_graph__add_edges(g, NULL, NULL), -EINVAL);
+	cr_assert_eq(g->n_edges, 2, "the graph is unchanged after every refusal");
+	cr_assert_eq(prec_graph__add_edges(g, list_gen, &none), 0);
+	cr_assert_eq(none.calls, 3, "no edges: one counting pass, no placing pass");
+	cr_assert_eq(add_list(g, &ok, 1), 0);
 	cr_assert_eq(g->n_edges, 3);
 	cr_assert_eq(g->pred_off[2], 1);
 	cr_assert_eq(g->pred_off[3], 3);
@@ -609,4 +663,67 @@ Test(precedence, add_edges_bad_input)
 	cr_assert_eq(g->lag[2], 1);
 	cr_assert_eq(g->cat[2], 5);
 	prec_graph__free(g);
+}
+
+/*
+ * A lean graph (no duration or lag arrays) is the same graph as a full one,
+ * by both algorithms, with or without a hook: prec_dur() and prec_lag()
+ * read what the arrays would hold off the tasks. add_edges keeps it lean,
+ * and refuses a lag the tasks do not give.
+ */
+Test(precedence, lean_equals_full)
+{
+	for (unsigned long long seed = 1; seed <= 1500; seed++) {
+		unsigned long long s = seed * 0x9E3779B97F4A7C15ULL;
+		size_t n = (size_t)tu_rand_range(&s, 2, 60);
+		struct prec_task t[60];
+		struct prec_opts o = { .eps_ns = tu_rand_range(&s, 0, 6), .has_origin = 1 };
+		struct prec_opts lo;
+		struct prec_graph *g, *gl, *gn;
+		int64_t first = INT64_MAX;
+
+		random_tasks(&s, t, n, tu_rand_range(&s, 0, 40), tu_rand_range(&s, 0, 6));
+		for (size_t i = 0; i < n; i++)
+			first = t[i].start_ns < first ? t[i].start_ns : first;
+		o.origin_ns = first - tu_rand_range(&s, 0, 8);
+		if (seed % 3 == 0)
+			o.edge_fn = hash_hook;
+		lo = o;
+		lo.lean = 1;
+		cr_assert_eq(prec_graph__build(t, n, &o, &g), 0, "seed %llu", seed);
+		cr_assert_eq(prec_graph__build(t, n, &lo, &gl), 0, "seed %llu", seed);
+		cr_assert_eq(prec_graph__build_naive(t, n, &lo, &gn), 0, "seed %llu", seed);
+		cr_assert(gl->lag == NULL && gl->dur == NULL && gl->tasks == t, "seed %llu", seed);
+		cr_assert(gn->lag == NULL && gn->dur == NULL, "seed %llu", seed);
+		cr_assert(g->lag != NULL && g->dur != NULL && g->tasks == NULL, "seed %llu", seed);
+		assert_same_graph(g, gl, seed);
+		assert_same_graph(g, gn, seed);
+		/* The last task in the order gets a root edge and one from the first. */
+		{
+			uint32_t v = gl->order[n - 1], u = gl->order[0];
+			int64_t ok = t[v].start_ns - t[u].end_ns;
+			const struct prec_edge add[] = {
+				{ PREC_ROOT, v, t[v].start_ns - o.origin_ns, PREC_EDGE_GIVEN, 9 },
+				{ u, v, ok, PREC_EDGE_GIVEN, 8 },
+			};
+			const struct prec_edge wrong = { PREC_ROOT, v, t[v].start_ns - o.origin_ns + 1,
+							 PREC_EDGE_GIVEN, 9 };
+			uint32_t m = gl->n_edges;
+
+			cr_assert_eq(add_list(gl, &wrong, 1), -EINVAL, "seed %llu", seed);
+			cr_assert_eq(gl->n_edges, m);
+			if (u == v || ok < 0) {
+				cr_assert_eq(add_list(gl, add, 1), 0, "seed %llu", seed);
+				cr_assert_eq(add_list(g, add, 1), 0, "seed %llu", seed);
+			} else {
+				cr_assert_eq(add_list(gl, add, 2), 0, "seed %llu", seed);
+				cr_assert_eq(add_list(g, add, 2), 0, "seed %llu", seed);
+			}
+			cr_assert(gl->lag == NULL, "seed %llu", seed);
+			assert_same_graph(g, gl, seed);
+		}
+		prec_graph__free(g);
+		prec_graph__free(gl);
+		prec_graph__free(gn);
+	}
 }
