@@ -107,10 +107,19 @@ static inline int64_t prec_dur(const struct prec_graph *g, uint32_t v)
 	return g->dur ? g->dur[v] : g->tasks[v].end_ns - g->tasks[v].start_ns;
 }
 
+/*
+ * The gap from task `from` (or from t0 for PREC_ROOT) to the start of task
+ * v: the lag of every edge a build makes, and of a lean graph's edges.
+ */
+static inline int64_t prec_gap(const struct prec_task *tasks, int64_t t0, uint32_t from, uint32_t v)
+{
+	return tasks[v].start_ns - (from == PREC_ROOT ? t0 : tasks[from].end_ns);
+}
+
 /* A lean graph's lag of an edge from `from` into v. */
 static inline int64_t prec_lean_lag(const struct prec_graph *g, uint32_t v, uint32_t from)
 {
-	return g->tasks[v].start_ns - (from == PREC_ROOT ? g->t0 : g->tasks[from].end_ns);
+	return prec_gap(g->tasks, g->t0, from, v);
 }
 
 /* The lag of edge e, one of task v's predecessor edges. */

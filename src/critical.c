@@ -1710,21 +1710,22 @@ static void trace_extras(struct model *m)
 	}
 }
 
+static struct prec_edge given_edge(const struct model *m, uint32_t from, uint32_t v, uint8_t cat)
+{
+	return (struct prec_edge){ from, v, prec_gap(m->tasks, m->t0, from, v), PREC_EDGE_GIVEN, cat };
+}
+
 /* The edges trace_extras and the eps scan chose for task v (prec_edge_gen). */
 static size_t extra_edges(void *ctx, uint32_t v, struct prec_edge *out)
 {
 	const struct model *m = ctx;
-	int64_t s = m->tasks[v].start_ns;
 	uint8_t a = m->xcat[2 * v], b = m->xcat[2 * v + 1];
 	size_t c = 0;
 
 	if (a)
-		out[c++] = (struct prec_edge){ v - 1, v, s - m->tasks[v - 1].end_ns, PREC_EDGE_GIVEN, a };
-	if (b == CRIT_CAT_WAKEUP)
-		out[c++] = (struct prec_edge){ m->wfrom[v], v, s - m->tasks[m->wfrom[v]].end_ns, PREC_EDGE_GIVEN,
-					       b };
-	else if (b)
-		out[c++] = (struct prec_edge){ PREC_ROOT, v, s - m->t0, PREC_EDGE_GIVEN, b };
+		out[c++] = given_edge(m, v - 1, v, a);
+	if (b)
+		out[c++] = given_edge(m, b == CRIT_CAT_WAKEUP ? m->wfrom[v] : PREC_ROOT, v, b);
 	return c;
 }
 

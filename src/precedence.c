@@ -385,6 +385,16 @@ static inline void put_edge(struct prec_graph *g, uint32_t e, uint32_t from,
 	g->cat[e] = cat;
 }
 
+/* Moves c edges from index src to index dst (the ranges may overlap). */
+static void move_edges(struct prec_graph *g, uint32_t dst, uint32_t src, uint32_t c)
+{
+	memmove(g->pred + dst, g->pred + src, c * sizeof(*g->pred));
+	if (g->lag)
+		memmove(g->lag + dst, g->lag + src, c * sizeof(*g->lag));
+	memmove(g->kind + dst, g->kind + src, c);
+	memmove(g->cat + dst, g->cat + src, c);
+}
+
 static void count_kinds(struct prec_graph *g)
 {
 	g->n_exact = g->n_gap = g->n_init = 0;
@@ -566,13 +576,8 @@ int prec_graph__build(const struct prec_task *tasks, size_t n,
 			while (r + c < r_end && g->pred[r + c] != v)
 				c++;
 			g->pred_off[v] = w;
-			if (r != w) {
-				memmove(g->pred + w, g->pred + r, c * sizeof(*g->pred));
-				if (g->lag)
-					memmove(g->lag + w, g->lag + r, c * sizeof(*g->lag));
-				memmove(g->kind + w, g->kind + r, c);
-				memmove(g->cat + w, g->cat + r, c);
-			}
+			if (r != w)
+				move_edges(g, w, r, c);
 			w += c;
 			r = r_end;
 		}
@@ -824,10 +829,11 @@ int prec_graph__add_edges(struct prec_graph *g, prec_edge_gen gen, void *ctx)
 	if (!(p = realloc(g->pred, (m + k) * sizeof(*g->pred))))
 		return -ENOMEM;
 	g->pred = p;
-	if (g->lag && !(p = realloc(g->lag, (m + k) * sizeof(*g->lag))))
-		return -ENOMEM;
-	if (g->lag)
+	if (g->lag) {
+		if (!(p = realloc(g->lag, (m + k) * sizeof(*g->lag))))
+			return -ENOMEM;
 		g->lag = p;
+	}
 	if (!(p = realloc(g->kind, m + k)))
 		return -ENOMEM;
 	g->kind = p;
@@ -848,13 +854,8 @@ int prec_graph__add_edges(struct prec_graph *g, prec_edge_gen gen, void *ctx)
 		uint32_t to = next_new - (uint32_t)c - old;
 
 		assert(to >= lo);	/* gen gave more edges than when counted */
-		if (to != lo) {
-			memmove(g->pred + to, g->pred + lo, old * sizeof(*g->pred));
-			if (g->lag)
-				memmove(g->lag + to, g->lag + lo, old * sizeof(*g->lag));
-			memmove(g->kind + to, g->kind + lo, old);
-			memmove(g->cat + to, g->cat + lo, old);
-		}
+		if (to != lo)
+			move_edges(g, to, lo, old);
 		for (size_t i = 0; i < c; i++)
 			put_edge(g, to + old + (uint32_t)i, buf[i].from, buf[i].lag, buf[i].kind, buf[i].cat);
 		g->pred_off[v + 1] = next_new;

@@ -21,10 +21,16 @@
 #define REC_HDR 64			/* keeps the records 64-byte aligned */
 #define REC_FIRST (64 * 1024)
 
+/* The length of arr's mapping (0 for none). */
+static size_t rec_len(const void *arr)
+{
+	return arr ? *(const size_t *)((const char *)arr - REC_HDR) : 0;
+}
+
 static void *rec_grow(void *arr, size_t need)
 {
 	char *base = arr ? (char *)arr - REC_HDR : NULL;
-	size_t len = base ? *(size_t *)base : 0, nlen = len ? len : REC_FIRST;
+	size_t len = rec_len(arr), nlen = len ? len : REC_FIRST;
 	void *p;
 
 	while (nlen - REC_HDR < need) {
@@ -50,11 +56,8 @@ static void *rec_grow(void *arr, size_t need)
 
 static void rec_free(void *arr)
 {
-	if (arr) {
-		char *base = (char *)arr - REC_HDR;
-
-		munmap(base, *(size_t *)base);
-	}
+	if (arr)
+		munmap((char *)arr - REC_HDR, rec_len(arr));
 }
 
 void *trace__grow_records(void *arr, size_t n, size_t elem)
@@ -74,12 +77,12 @@ struct vec {
 static int vec_push(struct vec *v, const void *item)
 {
 	if (*v->n == v->cap) {
-		void *nd = rec_grow(*v->data, (*v->n + 1) * v->elem);
+		void *nd = trace__grow_records(*v->data, *v->n + 1, v->elem);
 
 		if (!nd)
 			return -ENOMEM;
 		*v->data = nd;
-		v->cap = (*(size_t *)((char *)nd - REC_HDR) - REC_HDR) / v->elem;
+		v->cap = (rec_len(nd) - REC_HDR) / v->elem;
 	}
 	memcpy((char *)*v->data + *v->n * v->elem, item, v->elem);
 	(*v->n)++;

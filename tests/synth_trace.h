@@ -31,7 +31,7 @@ struct synth_rt {
 
 struct synth {
 	struct trace *t;
-	size_t cap_sw, cap_wk, cap_sc, cap_task, cap_lost, cap_thr, cap_irq;
+	size_t cap_thr;
 	struct synth_rt *rt;
 	size_t nrt, cap_rt;
 };
@@ -47,15 +47,15 @@ struct synth {
 		(arr)[(n)++] = (item);                                        \
 	} while (0)
 
-/* The record arrays: only trace__grow_records() makes what trace__free() releases. */
-#define SYNTH_PUSH_REC(arr, n, cap, item)                                     \
+/*
+ * The record arrays: only trace__grow_records() makes what trace__free()
+ * releases, and it keeps their capacity itself.
+ */
+#define SYNTH_PUSH_REC(arr, n, item)                                          \
 	do {                                                                  \
-		if ((n) == (cap)) {                                           \
-			(cap) = (cap) ? (cap) * 2 : 64;                       \
-			(arr) = trace__grow_records((arr), (cap), sizeof(*(arr))); \
-			if (!(arr))                                           \
-				abort();                                      \
-		}                                                             \
+		(arr) = trace__grow_records((arr), (n) + 1, sizeof(*(arr)));  \
+		if (!(arr))                                                   \
+			abort();                                              \
 		(arr)[(n)++] = (item);                                        \
 	} while (0)
 
@@ -127,7 +127,7 @@ static inline void synth_switch(struct synth *s, uint64_t ts, int cpu, uint32_t 
 	}
 	if (next)
 		synth_rt_of(s, next)->since = ts;
-	SYNTH_PUSH_REC(s->t->sw, s->t->nsw, s->cap_sw, r);
+	SYNTH_PUSH_REC(s->t->sw, s->t->nsw, r);
 }
 
 static inline void synth_wakeup(struct synth *s, uint64_t ts, uint32_t waker, uint32_t waker_pid,
@@ -142,7 +142,7 @@ static inline void synth_wakeup(struct synth *s, uint64_t ts, uint32_t waker, ui
 	r.wakee_tgid = wakee_pid;
 	r.target_cpu = r.waker_cpu = target_cpu;
 	r.waker_irq = QT_IRQ_UNKNOWN;
-	SYNTH_PUSH_REC(s->t->wk, s->t->nwk, s->cap_wk, r);
+	SYNTH_PUSH_REC(s->t->wk, s->t->nwk, r);
 }
 
 /* A wakeup by a timer interrupt (nanosleep expiry and the like). */
@@ -165,7 +165,7 @@ static inline void synth_syscall(struct synth *s, uint64_t start, uint64_t end, 
 	r.nr = nr;
 	r.arg0 = arg0;
 	r.ret = ret;
-	SYNTH_PUSH_REC(s->t->sc, s->t->nsc, s->cap_sc, r);
+	SYNTH_PUSH_REC(s->t->sc, s->t->nsc, r);
 }
 
 static inline void synth_irq(struct synth *s, uint64_t start, uint64_t end, int cpu, uint32_t irq,
@@ -176,7 +176,7 @@ static inline void synth_irq(struct synth *s, uint64_t start, uint64_t end, int 
 	r.end_ts = end;
 	r.irq = irq;
 	r.tid = interrupted_tid;
-	SYNTH_PUSH_REC(s->t->irq, s->t->nirq, s->cap_irq, r);
+	SYNTH_PUSH_REC(s->t->irq, s->t->nirq, r);
 }
 
 /* FORK, EXEC, RENAME or EXIT. */
@@ -190,7 +190,7 @@ static inline void synth_task(struct synth *s, uint8_t type, uint64_t ts, uint32
 	r.parent_tid = parent_tid;
 	r.parent_tgid = parent_pid;
 	snprintf(r.comm, sizeof(r.comm), "%s", comm);
-	SYNTH_PUSH_REC(s->t->task, s->t->ntask, s->cap_task, r);
+	SYNTH_PUSH_REC(s->t->task, s->t->ntask, r);
 }
 
 static inline void synth_lost(struct synth *s, int cpu, uint64_t first, uint64_t last, uint64_t count)
@@ -200,7 +200,7 @@ static inline void synth_lost(struct synth *s, int cpu, uint64_t first, uint64_t
 	r.first_ts = first;
 	r.last_ts = last;
 	r.count = count;
-	SYNTH_PUSH_REC(s->t->lost, s->t->nlost, s->cap_lost, r);
+	SYNTH_PUSH_REC(s->t->lost, s->t->nlost, r);
 	s->t->lost_events += count;
 }
 
