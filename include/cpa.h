@@ -53,6 +53,28 @@ static inline int cpa__critical(const struct cpa *c, uint32_t t)
 }
 
 /*
+ * Algorithm 1 on a graph of observed times, a recording's (critical.h): a
+ * lean graph in which every task has a predecessor or starts at t0. Every
+ * lag is then an
+ * observed gap, so by induction over the order the forward pass gives every
+ * task its observed start, est(t) = s(t) - t0, from every predecessor
+ * alike: every edge is tight. What is left is which tasks are critical:
+ * float(u) = min(makespan - e(u), the float of each successor), so u is
+ * critical iff it ends at the makespan or a successor is critical. One
+ * backward sweep with a bit per task, where cpa__run() keeps 20 bytes per
+ * task. The same makespan, last and critical tasks as cpa__run() (tests
+ * compare them). -EINVAL if the graph is not lean or a task after t0 has
+ * no predecessor, -ENOMEM.
+ */
+struct cpa_observed {
+	int64_t makespan;	/* relative to g->t0 */
+	uint32_t last;		/* the lowest id ending at makespan; CPA_NONE if n == 0 */
+	uint32_t ncritical;
+};
+
+int cpa__observed(const struct prec_graph *g, struct cpa_observed *out);
+
+/*
  * Float of edge e (in the predecessor list of task `to`), i.e. of the
  * control task it stands for; 0 iff the edge lies on a critical path.
  */

@@ -64,6 +64,9 @@
  * paper's eps check is therefore replaced by the count of starts the
  * reconstruction cannot explain (the tasks given a "no recorded cause" root).
  * The paper's INIT edges are not used on kernel traces: they are releases.
+ * Nor is Algorithm 1's forward pass run on them: it would only give back the
+ * observed starts; what remains of it is which tasks are critical
+ * (cpa__observed; critical_opts.full_cpa runs it in full as the reference).
  *
  * Which critical path. Since every start is reproduced, every predecessor
  * that ends just in time is tight and many paths tie; all are critical in
@@ -126,8 +129,8 @@
  * once more), and a path visits only tasks inside its window. Memory:
  * linear, about 100 bytes per task at the peak on the benchmark's 8-CPU
  * timelines (model 33, CPU index 4, graph 16 + 14 per edge, Algorithm 1
- * 20, ranking 4, and the build's sort for a while); scripts/bench-critical.sh
- * measures it.
+ * one bit on a recording, 20 on a Gantt chart, ranking 4, and the build's
+ * sort for a while); scripts/bench-critical.sh measures it.
  */
 #ifndef QT_CRITICAL_H
 #define QT_CRITICAL_H
@@ -164,6 +167,13 @@ struct critical_opts {
 	 * counting is tested against.
 	 */
 	bool enumerate_eps;
+	/*
+	 * Recordings: run Algorithm 1 in full (cpa__run) instead of reading
+	 * the earliest starts off the observed ones (cpa__observed): the same
+	 * results, 20 bytes more per task. The reference the shortcut is
+	 * tested against; -EPROTO if an earliest start is not the observed one.
+	 */
+	bool full_cpa;
 	/*
 	 * Keep the stretches (crit_path.seg) of the paths of the N worst
 	 * breaks only (0: of all). Every break is accounted alike; the rest

@@ -127,6 +127,48 @@ fail:
 	return err;
 }
 
+int cpa__observed(const struct prec_graph *g, struct cpa_observed *out)
+{
+	uint32_t n = g->n;
+	uint64_t *crit;
+	int64_t end;
+
+	*out = (struct cpa_observed){ .last = CPA_NONE };
+	if (!g->tasks)
+		return -EINVAL;
+	for (uint32_t v = 0; v < n; v++) {
+		/* est = max {} = 0 must be the observed start */
+		if (g->pred_off[v] == g->pred_off[v + 1] && g->tasks[v].start_ns != g->t0)
+			return -EINVAL;
+		end = g->tasks[v].end_ns - g->t0;
+		if (out->last == CPA_NONE || end > out->makespan) {
+			out->makespan = end;
+			out->last = v;
+		}
+	}
+	crit = calloc(n / 64 + 1, sizeof(*crit));
+	if (!crit)
+		return -ENOMEM;
+	for (uint32_t p = n; p-- > 0;) {
+		uint32_t v = g->order[p];
+
+		if (!(crit[v / 64] >> (v % 64) & 1)) {
+			if (g->tasks[v].end_ns - g->t0 != out->makespan)
+				continue;
+			crit[v / 64] |= 1ull << (v % 64);
+		}
+		out->ncritical++;
+		for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
+			uint32_t u = g->pred[e];
+
+			if (u != PREC_ROOT)
+				crit[u / 64] |= 1ull << (u % 64);
+		}
+	}
+	free(crit);
+	return 0;
+}
+
 int64_t cpa__edge_float(const struct cpa *c, const struct prec_graph *g,
 			uint32_t to, uint32_t e)
 {

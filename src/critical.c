@@ -671,7 +671,11 @@ static int cat_rank(uint8_t cat)
 	}
 }
 
-/* The binding edge of every task among its tight edges, by rank (critical.h). */
+/*
+ * The binding edge of every task among its tight edges, by rank
+ * (critical.h). est NULL: a recording's graph, where every edge is tight
+ * (cpa__observed).
+ */
 static void rank_bind(const struct prec_graph *g, const int64_t *est, uint32_t *bind)
 {
 	for (uint32_t v = 0; v < g->n; v++) {
@@ -681,10 +685,10 @@ static void rank_bind(const struct prec_graph *g, const int64_t *est, uint32_t *
 
 		for (uint32_t e = g->pred_off[v]; e < g->pred_off[v + 1]; e++) {
 			uint32_t u = g->pred[e];
-			int64_t lag = prec_lag(g, v, e), ready = (u == PREC_ROOT ? 0 : est[u] + prec_dur(g, u)) + lag;
+			int64_t lag = prec_lag(g, v, e);
 			int r;
 
-			if (ready != est[v])
+			if (est && (u == PREC_ROOT ? 0 : est[u] + prec_dur(g, u)) + lag != est[v])
 				continue;
 			r = cat_rank(g->cat[e]);
 			if (b == CRIT_NONE || r > br || (r == br && (lag < blag || (lag == blag && u < g->pred[b])))) {
@@ -878,10 +882,15 @@ static void seg_push(struct segbuf *sb, struct crit_seg s)
 struct walker {
 	const struct model *m;
 	const struct prec_graph *g;
-	const int64_t *est;
+	const int64_t *est;		/* NULL: the observed starts (a recording) */
 	const uint32_t *bind;
 	uint32_t *hint;			/* [m->ncpu] this walker's CPU search hints */
 };
+
+static inline int64_t w_est(const struct walker *w, uint32_t v)
+{
+	return w->est ? w->est[v] : w->m->tasks[v].start_ns - w->m->t0;
+}
 
 struct top_holder {
 	struct acc *acc;
@@ -937,7 +946,7 @@ static void account_release(const struct walker *w, struct acc *acc, struct segb
 			    uint8_t cat, int64_t horizon)
 {
 	const struct model *m = w->m;
-	int64_t s = w->est[v], r = s;
+	int64_t s = w_est(w, v), r = s;
 	uint16_t sub = 0;
 
 	if (m->tl && m->cause[v] != CRIT_NONE &&
@@ -989,7 +998,7 @@ static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t hori
 	size_t ntasks = 0;
 
 	for (;;) {
-		int64_t s = w->est[v], e = s + prec_dur(g, v), a, lag;
+		int64_t s = w_est(w, v), e = s + prec_dur(g, v), a, lag;
 		uint32_t b, u;
 		uint8_t cat;
 
@@ -1022,7 +1031,7 @@ static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t hori
 		if (lag > 0)
 			account_wait(w, acc, sb, v, s - lag > horizon ? s - lag : horizon, s, cat, 0,
 				     wait_cpu(m, cat, u, v));
-		end = w->est[u] + prec_dur(g, u);
+		end = w_est(w, u) + prec_dur(g, u);
 		if (end <= horizon)
 			break;
 		v = u;
@@ -1768,6 +1777,48 @@ out:
 	return err;
 }
 
+/*
+ * Algorithm 1 on a recording's graph, and the binding edge of every task by
+ * rank. The graph reproduces every observed start (critical.h), so the
+ * earliest starts are the observed ones and every edge is tight: what is
+ * left is which tasks are critical (cpa__observed). full runs Algorithm 1
+ * and checks that instead (critical_opts.full_cpa).
+ */
+static int trace_cpa(const struct model *m, const struct prec_graph *g, bool full, struct cpa_observed *ob,
+		     uint32_t **bind)
+{
+	struct cpa *c;
+	int err;
+
+	*bind = NULL;
+	if (!full) {
+		err = cpa__observed(g, ob);
+		if (err)
+			return err;
+		*bind = malloc((m->n ? m->n : 1) * sizeof(**bind));
+		if (!*bind)
+			return -ENOMEM;
+		rank_bind(g, NULL, *bind);
+		return 0;
+	}
+	err = cpa__run(g, &c);
+	if (err)
+		return err;
+	*ob = (struct cpa_observed){ .makespan = c->makespan, .last = c->last };
+	for (uint32_t v = 0; v < m->n; v++) {
+		if (c->est[v] != m->tasks[v].start_ns - m->t0) {
+			cpa__free(c);
+			return -EPROTO;
+		}
+		ob->ncritical += cpa__critical(c, v);
+	}
+	rank_bind(g, c->est, c->bind);
+	*bind = c->bind;
+	c->bind = NULL;
+	cpa__free(c);
+	return 0;
+}
+
 int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 		      const struct critical_opts *o, struct critical_result **out)
 {
@@ -1775,7 +1826,8 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	struct critical_result *res;
 	struct model m = { .tl = tl };
 	struct prec_graph *g = NULL;
-	struct cpa *c = NULL;
+	struct cpa_observed ob;
+	uint32_t *bind = NULL;
 	struct acc acc = { 0 };
 	struct walker w;
 	int64_t eps, cap;
@@ -1837,32 +1889,22 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	model_drop_build(&m);
 	res->nedges = g->n_edges;
 	t_graph = now_ns();
-	err = cpa__run(g, &c);
+	err = trace_cpa(&m, g, o->full_cpa, &ob, &bind);
 	if (err)
 		goto out;
-	res->makespan_ns = c->makespan;
-	for (uint32_t v = 0; v < m.n; v++)
-		res->ncritical += cpa__critical(c, v);
-	/*
-	 * The walks read est and a binding edge by rank, nothing else of the
-	 * CPA: the latest starts go, and the rank's choice takes the place of
-	 * the CPA's, before the accounting, the longest-lived part.
-	 */
-	free(c->lst);
-	c->lst = NULL;
-	rank_bind(g, c->est, c->bind);
+	res->makespan_ns = ob.makespan;
+	res->ncritical = ob.ncritical;
 	t_cpa = now_ns();
 	res->unexplained = res->edges.releases[CRIT_CAT_REL_NONE];
 	res->edges.exact = g->n_exact;
 
-	w = (struct walker){ .m = &m, .g = g, .est = c->est, .bind = c->bind, .hint = m.cpu_hint };
+	w = (struct walker){ .m = &m, .g = g, .bind = bind, .hint = m.cpu_hint };
 	err = acc_init(&acc, tl->nthreads);
 	if (err)
 		goto out;
-	if (c->last != CPA_NONE) {
-		res->whole_last = c->last;
-		err = path_into(&w, c->last, c->est[c->last] + prec_dur(g, c->last), 0, &acc, 4 * CRIT_MAX_SEGS,
-				&res->whole);
+	if (ob.last != CPA_NONE) {
+		res->whole_last = ob.last;
+		err = path_into(&w, ob.last, ob.makespan, 0, &acc, 4 * CRIT_MAX_SEGS, &res->whole);
 		if (err)
 			goto out;
 	}
@@ -1873,7 +1915,7 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	res->account_ns = now_ns() - t_cpa;
 out:
 	acc_free(&acc);
-	cpa__free(c);
+	free(bind);
 	prec_graph__free(g);
 	model_free(&m);
 	if (err) {
@@ -2070,7 +2112,7 @@ static int gantt_actors(struct critical_result *res, const struct walker *w, con
 			goto out;
 		memcpy(fill, first, gt->n_actors * sizeof(*fill));
 		for (uint32_t i = 0; i < gt->n; i++)
-			d[fill[gt->actor[i]]++] = (struct gantt_done){ i, w->est[i] + prec_dur(w->g, i) };
+			d[fill[gt->actor[i]]++] = (struct gantt_done){ i, w_est(w, i) + prec_dur(w->g, i) };
 		free(fill);
 	}
 	for (size_t a = 0; a < gt->n_actors; a++) {

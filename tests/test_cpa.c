@@ -824,3 +824,91 @@ Test(cpa, lean_graph_same_results)
 		prec_graph__free(gl);
 	}
 }
+
+/* A root lag into every task the build left without a predecessor. */
+struct root_ctx {
+	const uint8_t *orphan;
+	const struct prec_task *t;
+	int64_t t0;
+};
+
+static size_t root_lag_gen(void *ctx, uint32_t to, struct prec_edge *out)
+{
+	const struct root_ctx *r = ctx;
+
+	if (!r->orphan[to])
+		return 0;
+	*out = (struct prec_edge){ .from = PREC_ROOT, .to = to, .lag = r->t[to].start_ns - r->t0,
+				   .kind = PREC_EDGE_INIT };
+	return 1;
+}
+
+/*
+ * On a recording's kind of graph (lean, a predecessor for every task) the
+ * shortcut gives what Algorithm 1 gives: the observed starts as est (the
+ * claim it rests on), the makespan, the last task and the critical tasks.
+ */
+Test(cpa, observed_equals_algorithm1)
+{
+	size_t compared = 0;
+
+	for (unsigned long long seed = 1; seed <= 3000; seed++) {
+		unsigned long long s = seed * 0xD1B54A32D192ED03ULL;
+		size_t n = (size_t)tu_rand_range(&s, 1, 60);
+		struct prec_task t[60];
+		struct prec_opts o = { .eps_ns = tu_rand_range(&s, 0, 6), .lean = 1 };
+		struct prec_graph *g;
+		struct cpa *c;
+		struct cpa_observed ob;
+		uint8_t orphan[60] = { 0 };
+		size_t norphan = 0, ncrit = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			int64_t st = tu_rand_range(&s, 0, 40);
+
+			t[i] = (struct prec_task){ st, st + tu_rand_range(&s, 0, 6) };
+		}
+		cr_assert_eq(prec_graph__build(t, n, &o, &g), 0);
+		for (uint32_t v = 0; v < n; v++) {
+			orphan[v] = g->pred_off[v] == g->pred_off[v + 1] && t[v].start_ns != g->t0;
+			norphan += orphan[v];
+		}
+		if (norphan)
+			cr_assert_eq(cpa__observed(g, &ob), -EINVAL, "seed %llu: a task after t0 without predecessor", seed);
+		/* Half the graphs keep some orphans to check the refusal above. */
+		if (norphan && (seed & 1)) {
+			prec_graph__free(g);
+			continue;
+		}
+		if (norphan) {
+			struct root_ctx r = { orphan, t, g->t0 };
+
+			cr_assert_eq(prec_graph__add_edges(g, root_lag_gen, &r), 0, "seed %llu", seed);
+		}
+		c = run(g);
+		cr_assert_eq(cpa__observed(g, &ob), 0, "seed %llu", seed);
+		for (uint32_t v = 0; v < n; v++) {
+			cr_assert_eq(c->est[v], t[v].start_ns - g->t0, "seed %llu task %u", seed, v);
+			ncrit += cpa__critical(c, v);
+		}
+		cr_assert_eq(ob.makespan, c->makespan, "seed %llu", seed);
+		cr_assert_eq(ob.last, c->last, "seed %llu", seed);
+		cr_assert_eq(ob.ncritical, ncrit, "seed %llu: %u critical, Algorithm 1 %zu", seed, ob.ncritical, ncrit);
+		compared++;
+		cpa__free(c);
+		prec_graph__free(g);
+	}
+	cr_assert_geq(compared, 1500, "only %zu graphs compared", compared);
+}
+
+Test(cpa, observed_needs_lean_graph)
+{
+	static const struct prec_task t[] = { { 0, 2 }, { 2, 3 } };
+	struct prec_opts o = { .eps_ns = 1 };
+	struct prec_graph *g;
+	struct cpa_observed ob;
+
+	cr_assert_eq(prec_graph__build(t, 2, &o, &g), 0);
+	cr_assert_eq(cpa__observed(g, &ob), -EINVAL);
+	prec_graph__free(g);
+}

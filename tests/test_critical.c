@@ -859,6 +859,48 @@ Test(critical, eps_counting_matches_enumeration)
 }
 
 /*
+ * A recording's earliest starts are read off the observed ones
+ * (cpa__observed): Algorithm 1 in full must give the same critical tasks,
+ * makespan, binding edges and so every path, at every eps, timing-only
+ * included, with records lost on a CPU.
+ */
+Test(critical, observed_starts_match_algorithm1)
+{
+	size_t critical_seen = 0;
+
+	for (unsigned long long seed = 1; seed <= 60; seed++) {
+		unsigned long long rs = seed * 0x94D049BB133111EBULL;
+		struct fixture f;
+
+		random_schedule(&f, &rs, seed % 3 == 0);
+		for (int k = 0; k < 3; k++) {
+			struct critical_opts o;
+			struct critical_result *ref = NULL;
+
+			critical_opts_default(&o);
+			o.timing_only = k == 2;
+			o.epsilon_ns = k == 1 ? tu_rand_range(&rs, 1, 2000) * US : -1;
+			run_critical(&f, &o);
+			o.full_cpa = true;
+			cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &ref), 0, "seed %llu mode %d", seed, k);
+			cr_assert(f.r->ntasks == ref->ntasks && f.r->nedges == ref->nedges &&
+				  f.r->makespan_ns == ref->makespan_ns && f.r->ncritical == ref->ncritical &&
+				  f.r->whole_last == ref->whole_last,
+				  "seed %llu mode %d: %u critical of %u, Algorithm 1 %u", seed, k,
+				  (unsigned)f.r->ncritical, (unsigned)f.r->ntasks, (unsigned)ref->ncritical);
+			cr_assert_eq(f.r->whole.ntasks, ref->whole.ntasks, "seed %llu mode %d", seed, k);
+			assert_same_shares(f.r->whole.share, f.r->whole.nshare, ref->whole.share, ref->whole.nshare,
+					   "whole recording");
+			assert_same_result(f.r, ref, seed);
+			critical_seen += ref->ncritical;
+			critical__free(ref);
+		}
+		fx_free(&f);
+	}
+	cr_assert_gt(critical_seen, 1000, "only %zu critical tasks compared", critical_seen);
+}
+
+/*
  * seg_breaks N: the N worst breaks keep their stretches, the others are
  * accounted alike without them (same order, shares, culprit, counts).
  */
