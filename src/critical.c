@@ -1576,10 +1576,25 @@ static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t ep
 	return err;
 }
 
-/* Tasks of thread th before v whose end is < t (their ends are in order). */
+/*
+ * Tasks of thread th before v whose end is < t (their ends are in order).
+ * t lies within eps of v's start, so the answer is a few tasks back from v:
+ * galloping back from v finds it in O(log distance), where a binary search
+ * over the whole thread (a storm's busy thread has 10^5 fragments) missed
+ * the cache at every step.
+ */
 static uint32_t thread_ends_before(const struct model *m, uint32_t th, uint32_t v, int64_t t)
 {
-	return first_end_from(m, m->thr_first[th], v, t) - m->thr_first[th];
+	uint32_t lo = m->thr_first[th], hi = v, step = 1;
+
+	/* every task in [hi, v) ends at or after t */
+	while (hi - lo > step && m->tasks[hi - step].end_ns >= t) {
+		hi -= step;
+		step *= 2;
+	}
+	if (hi - lo > step)
+		lo = hi - step + 1;
+	return first_end_from(m, lo, hi, t) - m->thr_first[th];
 }
 
 /* Positions in byend[lo, hi) whose task ends before t. */
