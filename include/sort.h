@@ -20,4 +20,19 @@ struct sort_pair {
 /* Sorts by key, keeping the input order of equal keys. 0 or -ENOMEM. */
 int sort_pairs(struct sort_pair *a, size_t n);
 
+typedef uint64_t (*sort_key_fn)(const void *arr, size_t i);
+
+/*
+ * The order of n records by key(arr, i), stably, as indices: *out gets
+ * n indices (malloc'd, caller frees). A recording's records arrive from a
+ * shared ring buffer in commit order: the ones at or above the running
+ * maximum are already in order, and a record is late only where another
+ * CPU committed first, a few in a thousand. Those are sorted apart
+ * (sort_pairs) and merged in backwards, so the memory is 4 bytes per record
+ * plus 32 per late one, where sorting pairs of all costs 32 per record.
+ * When more than a quarter are late, all are sorted as pairs. 0, -E2BIG
+ * (more than UINT32_MAX records) or -ENOMEM.
+ */
+int sort_order(size_t n, sort_key_fn key, const void *arr, uint32_t **out);
+
 #endif

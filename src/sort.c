@@ -147,3 +147,90 @@ int sort_pairs(struct sort_pair *a, size_t n)
 		return merge_runs(a, n, nruns);
 	return radix(a, n, lo, passes);
 }
+
+/* All of them as pairs: the input is too far from its order for the merge. */
+static int order_all(size_t n, sort_key_fn key, const void *arr, uint32_t *o)
+{
+	struct sort_pair *p = malloc(n * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		p[i] = (struct sort_pair){ key(arr, i), i };
+	if (sort_pairs(p, n)) {
+		free(p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		o[i] = (uint32_t)p[i].idx;
+	free(p);
+	return 0;
+}
+
+int sort_order(size_t n, sort_key_fn key, const void *arr, uint32_t **out)
+{
+	struct sort_pair *late;
+	uint32_t *o;
+	size_t nlate = 0, nin = 0, i, j, k;
+	uint64_t max = 0;
+
+	*out = NULL;
+	if (n > UINT32_MAX)
+		return -E2BIG;
+	o = malloc((n ? n : 1) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint64_t k0 = key(arr, i);
+
+		if (i && k0 < max)
+			nlate++;
+		else
+			max = k0;
+	}
+	if (nlate > n / 4) {
+		int err = order_all(n, key, arr, o);
+
+		if (err) {
+			free(o);
+			return err;
+		}
+		*out = o;
+		return 0;
+	}
+	late = malloc((nlate ? nlate : 1) * sizeof(*late));
+	if (!late) {
+		free(o);
+		return -ENOMEM;
+	}
+	/* The in-order ones to the front of o, the late ones apart. */
+	for (i = 0, nlate = 0; i < n; i++) {
+		uint64_t k0 = key(arr, i);
+
+		if (i && k0 < max) {
+			late[nlate++] = (struct sort_pair){ k0, i };
+		} else {
+			max = k0;
+			o[nin++] = (uint32_t)i;
+		}
+	}
+	if (sort_pairs(late, nlate)) {
+		free(late);
+		free(o);
+		return -ENOMEM;
+	}
+	/*
+	 * Merge from the back into o. An in-order record with the key of a
+	 * late one came before it (else it would have been late too), so on a
+	 * tie the late one goes last.
+	 */
+	for (i = nin, j = nlate, k = n; j > 0; ) {
+		if (i > 0 && key(arr, o[i - 1]) > late[j - 1].key)
+			o[--k] = o[--i];
+		else
+			o[--k] = (uint32_t)late[--j].idx;
+	}
+	free(late);
+	*out = o;
+	return 0;
+}

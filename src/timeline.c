@@ -123,26 +123,6 @@ struct builder {
 	size_t *cpu_ngaps, *cpu_cursor;
 };
 
-/* Sorts indices of an array by a 64-bit key, stably. */
-static int order_by(size_t n, uint64_t (*key)(const void *, size_t), const void *arr,
-		    struct sort_pair **out)
-{
-	struct sort_pair *p = malloc((n ? n : 1) * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		p[i].key = key(arr, i);
-		p[i].idx = i;
-	}
-	if (sort_pairs(p, n)) {
-		free(p);
-		return -ENOMEM;
-	}
-	*out = p;
-	return 0;
-}
-
 static uint64_t key_task(const void *a, size_t i) { return ((const struct qt_task *)a)[i].h.ts; }
 static uint64_t key_sw(const void *a, size_t i) { return ((const struct qt_switch *)a)[i].h.ts; }
 static uint64_t key_sc(const void *a, size_t i) { return ((const struct qt_syscall *)a)[i].h.ts; }
@@ -155,7 +135,7 @@ static uint64_t key_gap(const void *a, size_t i) { return ((const struct tl_gap 
 static int build_threadtab(struct builder *b)
 {
 	const struct trace *t = b->t;
-	struct sort_pair *order;
+	uint32_t *order;
 	const char *v;
 	int err;
 
@@ -177,11 +157,11 @@ static int build_threadtab(struct builder *b)
 	}
 	tf_kv_get_u64(&t->meta, TF_META_RECORDER, &b->recorder);
 
-	err = order_by(t->ntask, key_task, t->task, &order);
+	err = sort_order(t->ntask, key_task, t->task, &order);
 	if (err)
 		return err;
 	for (size_t k = 0; k < t->ntask && !err; k++) {
-		const struct qt_task *r = &t->task[order[k].idx];
+		const struct qt_task *r = &t->task[order[k]];
 
 		switch (r->h.type) {
 		case QT_REC_FORK:
@@ -218,14 +198,14 @@ static int build_lost_gaps(struct builder *b)
 {
 	const struct trace *t = b->t;
 	int ncpu = b->tl->ncpus;
-	struct sort_pair *order;
+	uint32_t *order;
 	int err;
 
-	err = order_by(t->nlost, key_lost, t->lost, &order);
+	err = sort_order(t->nlost, key_lost, t->lost, &order);
 	if (err)
 		return err;
 	for (size_t k = 0; k < t->nlost && !err; k++) {
-		const struct qt_lost *l = &t->lost[order[k].idx];
+		const struct qt_lost *l = &t->lost[order[k]];
 
 		err = add_gap(b, l->h.cpu, l->first_ts, l->last_ts + 1, l->count, TL_GAP_LOST, TL_NONE);
 	}
@@ -352,11 +332,11 @@ static int build_runs(struct builder *b)
 		uint32_t tid, tgid;
 		bool valid;
 	} *cur;
-	struct sort_pair *order;
+	uint32_t *order;
 	uint64_t max_ts = 0;
 	int err;
 
-	err = order_by(t->nsw, key_sw, t->sw, &order);
+	err = sort_order(t->nsw, key_sw, t->sw, &order);
 	if (err)
 		return err;
 	cur = calloc(tl->ncpus, sizeof(*cur));
@@ -379,7 +359,7 @@ static int build_runs(struct builder *b)
 			max_ts = t->sw[i].h.ts;
 	}
 	for (size_t k = 0; k < t->nsw && !err; k++) {
-		const struct qt_switch *s = &t->sw[order[k].idx];
+		const struct qt_switch *s = &t->sw[order[k]];
 		struct cur *c = &cur[s->h.cpu];
 		uint8_t state = timeline__end_state(s->prev_state, s->h.flags & QT_SWITCH_PREEMPT);
 
@@ -438,10 +418,10 @@ static int build_syscalls(struct builder *b)
 {
 	const struct trace *t = b->t;
 	struct timeline *tl = b->tl;
-	struct sort_pair *order;
+	uint32_t *order;
 	int err;
 
-	err = order_by(t->nsc, key_sc, t->sc, &order);
+	err = sort_order(t->nsc, key_sc, t->sc, &order);
 	if (err)
 		return err;
 	tl->sc = malloc((t->nsc ? t->nsc : 1) * sizeof(*tl->sc));
@@ -450,7 +430,7 @@ static int build_syscalls(struct builder *b)
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < t->nsc; k++) {
-		const struct qt_syscall *r = &t->sc[order[k].idx];
+		const struct qt_syscall *r = &t->sc[order[k]];
 		struct tl_syscall *s = &tl->sc[tl->nsc];
 
 		s->start = r->h.ts;
@@ -473,10 +453,10 @@ static int build_wakeups(struct builder *b)
 {
 	const struct trace *t = b->t;
 	struct timeline *tl = b->tl;
-	struct sort_pair *order;
+	uint32_t *order;
 	int err;
 
-	err = order_by(t->nwk, key_wk, t->wk, &order);
+	err = sort_order(t->nwk, key_wk, t->wk, &order);
 	if (err)
 		return err;
 	tl->wk = malloc((t->nwk ? t->nwk : 1) * sizeof(*tl->wk));
@@ -485,7 +465,7 @@ static int build_wakeups(struct builder *b)
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < t->nwk; k++) {
-		const struct qt_wakeup *r = &t->wk[order[k].idx];
+		const struct qt_wakeup *r = &t->wk[order[k]];
 		struct tl_wakeup *w = &tl->wk[tl->nwk];
 
 		w->ts = r->h.ts;
@@ -513,10 +493,10 @@ static int build_irqs(struct builder *b)
 {
 	const struct trace *t = b->t;
 	struct timeline *tl = b->tl;
-	struct sort_pair *order;
+	uint32_t *order;
 	int err;
 
-	err = order_by(t->nirq, key_irq, t->irq, &order);
+	err = sort_order(t->nirq, key_irq, t->irq, &order);
 	if (err)
 		return err;
 	tl->irqs = malloc((t->nirq ? t->nirq : 1) * sizeof(*tl->irqs));
@@ -525,7 +505,7 @@ static int build_irqs(struct builder *b)
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < t->nirq; k++) {
-		const struct qt_irq *r = &t->irq[order[k].idx];
+		const struct qt_irq *r = &t->irq[order[k]];
 		struct tl_irq *q = &tl->irqs[tl->nirqs++];
 
 		q->start = r->h.ts;
@@ -737,9 +717,9 @@ out:
 
 static int sort_gaps(struct timeline *tl)
 {
-	struct sort_pair *order;
+	uint32_t *order;
 	struct tl_gap *g;
-	int err = order_by(tl->ngaps, key_gap, tl->gaps, &order);
+	int err = sort_order(tl->ngaps, key_gap, tl->gaps, &order);
 
 	if (err)
 		return err;
@@ -749,7 +729,7 @@ static int sort_gaps(struct timeline *tl)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < tl->ngaps; i++)
-		g[i] = tl->gaps[order[i].idx];
+		g[i] = tl->gaps[order[i]];
 	free(tl->gaps);
 	tl->gaps = g;
 	free(order);

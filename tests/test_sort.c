@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Stable natural merge sort against a reference: qsort on (key, original
+ * Stable natural merge sort and sort_order against a reference: qsort on (key, original
  * position), which is stable by construction. Random, sorted, reverse,
  * few-runs, nearly sorted, many-duplicates and sawtooth inputs, every size
  * up to 70 and large ones up to 1e6.
@@ -57,6 +57,24 @@ static int ref_cmp(const void *x, const void *y)
 	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
+static uint64_t pair_key(const void *arr, size_t i)
+{
+	return ((const struct sort_pair *)arr)[i].key;
+}
+
+/* sort_order on the same keys: the positions the reference sorted them to. */
+static void check_order(const struct sort_pair *a, const struct ref *r, size_t n, const char *what,
+			unsigned long long seed)
+{
+	uint32_t *o;
+
+	cr_assert_eq(sort_order(n, pair_key, a, &o), 0);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(o[i], r[i].pos, "sort_order, %s, n = %zu, seed %llu: position %zu is %u, want %zu",
+			     what, n, seed, i, o[i], r[i].pos);
+	free(o);
+}
+
 static void check(struct sort_pair *a, size_t n, const char *what, unsigned long long seed)
 {
 	struct ref *r = malloc((n ? n : 1) * sizeof(*r));
@@ -65,6 +83,7 @@ static void check(struct sort_pair *a, size_t n, const char *what, unsigned long
 	for (size_t i = 0; i < n; i++)
 		r[i] = (struct ref){ a[i].key, i, a[i].idx };
 	qsort(r, n, sizeof(*r), ref_cmp);
+	check_order(a, r, n, what, seed);
 	cr_assert_eq(sort_pairs(a, n), 0);
 	for (size_t i = 0; i < n; i++)
 		cr_assert(a[i].key == r[i].key && a[i].idx == r[i].idx,
@@ -177,4 +196,49 @@ Test(sort, many_runs_every_span)
 		}
 	}
 	free(a);
+}
+
+/*
+ * What a shared ring buffer gives: records in commit order, a few late by
+ * less than another CPU's commit, ties included. sort_order merges the late
+ * ones in (under a quarter late) or sorts all (over); both against the
+ * reference, around the threshold.
+ */
+Test(sort, order_of_late_records)
+{
+	enum { N = 20000 };
+	struct sort_pair *a = malloc(N * sizeof(*a));
+	struct ref *r = malloc(N * sizeof(*r));
+	size_t merged = 0, all = 0;
+
+	cr_assert(a && r);
+	for (unsigned long long seed = 1; seed <= 60; seed++) {
+		unsigned long long st = seed * 0x9E3779B97F4A7C15ULL;
+		/* per mille of records committed late, up to past the quarter */
+		unsigned permille = (unsigned)(seed % 6 == 0 ? 200 + tu_rand(&st) % 200 : tu_rand(&st) % 60);
+		size_t n = 1 + tu_rand(&st) % N, nlate = 0;
+		uint64_t t = 1000, max = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			t += tu_rand(&st) % 4;	/* equal timestamps happen */
+			a[i].key = t;
+			if (tu_rand(&st) % 1000 < permille)
+				a[i].key -= tu_rand(&st) % 50;
+			a[i].idx = i;
+			if (i && a[i].key < max)
+				nlate++;
+			else
+				max = a[i].key;
+			r[i] = (struct ref){ a[i].key, i, i };
+		}
+		qsort(r, n, sizeof(*r), ref_cmp);
+		check_order(a, r, n, "late records", seed);
+		if (nlate > n / 4)
+			all++;
+		else if (nlate)
+			merged++;
+	}
+	cr_assert(merged > 20 && all > 3, "merged %zu, sorted all %zu", merged, all);
+	free(a);
+	free(r);
 }
