@@ -7,20 +7,17 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "analysis_opts.h"
 #include "commands.h"
 #include "export_perfetto.h"
 #include "log.h"
-#include "parse.h"
 #include "session.h"
-
-#define MAX_ACTOR_SPECS 64
 
 struct export_args {
 	const char *path;
 	const char *perfetto;
 	struct perfetto_opts po;
-	struct analysis_opts o;
-	const char *specs[MAX_ACTOR_SPECS];
+	struct analysis_args an;	/* analysis_argp: --actor, --epsilon, --break-paths */
 };
 
 enum {
@@ -28,9 +25,6 @@ enum {
 	OPT_NO_SYSCALLS,
 	OPT_NO_WAKEUPS,
 	OPT_NO_IRQS,
-	OPT_ACTOR,
-	OPT_EPSILON,
-	OPT_BREAK_PATHS,
 };
 
 static const struct argp_option options[] = {
@@ -41,10 +35,12 @@ static const struct argp_option options[] = {
 	{ "no-wakeups", OPT_NO_WAKEUPS, NULL, 0, "Leave out wakeups and their flow arrows", 1 },
 	{ "no-irqs", OPT_NO_IRQS, NULL, 0, "Leave out the per-CPU IRQ and softirq tracks", 1 },
 	{ "quiet", 'q', NULL, 0, "No progress or summary", 1 },
-	{ NULL, 0, NULL, 0, "Analysis (as for qostrace report):", 2 },
-	{ "actor", OPT_ACTOR, "SPEC", 0, "Study this actor (repeatable)", 2 },
-	{ "epsilon", OPT_EPSILON, "DURATION", 0, "Control overhead bridged between tasks, or auto", 2 },
-	{ "break-paths", OPT_BREAK_PATHS, "N", 0, "Draw the critical paths of the N worst breaks (default 1000, 0: all)", 2 },
+	{ 0 },
+};
+
+/* --actor, --epsilon, --break-paths, under report's headers, after Output */
+static const struct argp_child children[] = {
+	{ &analysis_argp, 0, NULL, 0 },
 	{ 0 },
 };
 
@@ -73,6 +69,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct export_args *a = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->an;
+		break;
 	case OPT_PERFETTO:
 		a->perfetto = arg;
 		break;
@@ -88,23 +87,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'q':
 		log_level = LOG_QUIET;
 		break;
-	case OPT_ACTOR:
-		if (a->o.n_actor_specs == MAX_ACTOR_SPECS)
-			argp_error(state, "at most %d --actor options", MAX_ACTOR_SPECS);
-		a->specs[a->o.n_actor_specs++] = arg;
-		break;
-	case OPT_EPSILON:
-		if (parse_epsilon(arg, &a->o.epsilon_ns))
-			argp_error(state, "--epsilon '%s': a duration with a unit (50us, 1ms) or auto", arg);
-		break;
-	case OPT_BREAK_PATHS: {
-		uint64_t v;
-
-		if (parse_u64(arg, 0, SIZE_MAX, &v))
-			argp_error(state, "--break-paths '%s': a number of breaks, 0 for all", arg);
-		a->o.break_paths = v;
-		break;
-	}
 	case ARGP_KEY_ARG:
 		if (a->path)
 			argp_error(state, "one file at a time");
@@ -166,19 +148,17 @@ static int write_perfetto(const struct export_args *a, const struct analysis *an
 
 int cmd_export(int argc, char **argv)
 {
-	struct argp argp = { options, parse_opt, "FILE", doc, NULL, NULL, NULL };
+	struct argp argp = { options, parse_opt, "FILE", doc, children, NULL, NULL };
 	struct export_args a = { 0 };
 	struct session s;
 	int err;
 
-	analysis_opts_default(&a.o);
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return 2;
-	a.o.actor_specs = a.specs;
-	a.o.progress = log_is_tty();
+	a.an.o.progress = log_is_tty();
 	if (session__open_input(a.path, &s))
 		return 1;
-	err = session__analyse(&s, &a.o);
+	err = session__analyse(&s, &a.an.o);
 	if (!err)
 		err = write_perfetto(&a, s.an);
 	session__close(&s);

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "actors.h"
 #include "analysis.h"
+#include "analysis_opts.h"
 #include "commands.h"
 #include "log.h"
 #include "parse.h"
@@ -17,29 +17,23 @@
 #include "report_html.h"
 #include "session.h"
 
-#define MAX_ACTOR_SPECS 64
-
 struct report_args {
 	const char *path;
 	bool json;
 	const char *html;
 	int color;		/* -1 auto, 0 never, 1 always */
-	struct analysis_opts o;
-	const char *specs[MAX_ACTOR_SPECS];
+	struct analysis_args an;	/* analysis_argp: --actor, --epsilon, --break-paths */
 };
 
 enum {
 	OPT_JSON = 0x100,
 	OPT_HTML,
-	OPT_EPSILON,
-	OPT_ACTOR,
 	OPT_QCOD,
 	OPT_DELTA,
 	OPT_ALPHA,
 	OPT_GAP,
 	OPT_COLOR,
 	OPT_TIMING_ONLY,
-	OPT_BREAK_PATHS,
 };
 
 static const struct argp_option options[] = {
@@ -49,17 +43,18 @@ static const struct argp_option options[] = {
 	{ "color", OPT_COLOR, "WHEN", 0, "Colour: auto (on a terminal), always, never", 1 },
 	{ "verbose", 'v', NULL, 0, "Show more rows in each section", 1 },
 	{ "quiet", 'q', NULL, 0, "No progress or warnings", 1 },
-	{ NULL, 0, NULL, 0, "Periods (SATM):", 2 },
-	{ "actor", OPT_ACTOR, "SPEC", 0, "Study this actor (repeatable); see ACTORS below", 2 },
-	{ "qcod", OPT_QCOD, "FRACTION", 0, "Periodic when the quartile coefficient of dispersion is below this (default 0.10)", 2 },
-	{ NULL, 0, NULL, 0, "Critical path (Hendriks & Vaandrager):", 3 },
-	{ "epsilon", OPT_EPSILON, "DURATION", 0, "Control overhead bridged between tasks (e.g. 50us), or auto (default: from the wakeups)", 3 },
-	{ "timing-only", OPT_TIMING_ONLY, NULL, 0, "Ignore the wakeups: reconstruct from start and end times alone", 3 },
-	{ "break-paths", OPT_BREAK_PATHS, "N", 0, "List the critical paths of the N worst breaks in --json and --html (default 1000, 0: all)", 3 },
+	{ "qcod", OPT_QCOD, "FRACTION", 0, "Periodic when the quartile coefficient of dispersion is below this (default 0.10)", ANALYSIS_GROUP_ACTORS },
+	{ "timing-only", OPT_TIMING_ONLY, NULL, 0, "Ignore the wakeups: reconstruct from start and end times alone", ANALYSIS_GROUP_CRITICAL },
 	{ NULL, 0, NULL, 0, "Emerging patterns (ConSGapMiner):", 4 },
 	{ "delta", OPT_DELTA, "PERCENT", 0, "Minimum support where the period breaks (default: searched from 100%)", 4 },
 	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds (default: searched from 0%)", 4 },
 	{ "gap", OPT_GAP, "N", 0, "Events a pattern may skip between two of its elements (default 2)", 4 },
+	{ 0 },
+};
+
+/* --actor, --epsilon, --break-paths; --qcod and --timing-only join their groups */
+static const struct argp_child children[] = {
+	{ &analysis_argp, 0, NULL, 0 },
 	{ 0 },
 };
 
@@ -78,27 +73,7 @@ static const char doc[] =
 	"  qostrace report --html run.html run.qtrace\n"
 	"  qostrace report --actor src --actor write@sink run.qtrace\n"
 	"  qostrace report --actor auto --actor 'write(1)@ts_*' --qcod 5% run.qtrace\n"
-	"  qostrace report --epsilon 50us chart.csv\n"
-	"\n"
-	"ACTORS:\n"
-	"  An actor is what should run once per period. By default every thread of the\n"
-	"  recorded command (every thread with -a) that has enough activity to judge;\n"
-	"  the report says which threads it skipped and why. --actor SPEC (repeatable)\n"
-	"  studies the named actors instead; add --actor auto to keep the default ones.\n"
-	"    NAME          threads whose name is NAME; shell globs work: 'dec*'\n"
-	"    TID           the thread with this id (also tid:TID)\n"
-	"    pid:PID       every thread of process PID\n"
-	"    comm:NAME     NAME even when it looks like a number or a prefix\n"
-	"    CALL@THREAD   each call of system call CALL by THREAD (any form above)\n"
-	"                  is an occurrence: write@ts_record, read@1234\n"
-	"    CALL(ARG)@THREAD  only the calls with first argument ARG: 'write(1)@sink'\n"
-	"  A thread's run intervals are its occurrences; those that end preempted\n"
-	"  continue the same invocation, and the other boundaries are found by SATM's\n"
-	"  temporal clustering. The period is the median interval between\n"
-	"  invocations; the actor is periodic when the quartile coefficient of\n"
-	"  dispersion is below --qcod; intervals above Q3 + 1.5 IQR are breaks (listed\n"
-	"  but not trusted where data is missing). The most upstream actor that breaks\n"
-	"  its period, by who wakes whom in the recording, is the one to study first.\n";
+	"  qostrace report --epsilon 50us chart.csv\n";
 
 static int parse_fraction(const char *s, double *out)
 {
@@ -123,6 +98,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	uint64_t v;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->an;
+		break;
 	case OPT_JSON:
 		a->json = true;
 		break;
@@ -140,49 +118,30 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--color '%s': auto, always or never", arg);
 		break;
 	case 'v':
-		a->o.verbose++;
+		a->an.o.verbose++;
 		break;
 	case 'q':
 		log_level = LOG_QUIET;
 		break;
-	case OPT_ACTOR: {
-		char msg[256];
-
-		if (a->o.n_actor_specs == MAX_ACTOR_SPECS)
-			argp_error(state, "at most %d --actor options", MAX_ACTOR_SPECS);
-		if (actors__check_spec(arg, msg, sizeof(msg)))
-			argp_error(state, "%s (see ACTORS in --help)", msg);
-		a->specs[a->o.n_actor_specs++] = arg;
-		break;
-	}
 	case OPT_QCOD:
-		if (parse_fraction(arg, &a->o.qcod_threshold) || a->o.qcod_threshold <= 0)
+		if (parse_fraction(arg, &a->an.o.qcod_threshold) || a->an.o.qcod_threshold <= 0)
 			argp_error(state, "--qcod '%s': a fraction in (0, 1], e.g. 0.1 or 10%%", arg);
 		break;
-	case OPT_EPSILON:
-		if (parse_epsilon(arg, &a->o.epsilon_ns))
-			argp_error(state, "--epsilon '%s': a duration with a unit (50us, 1ms) or auto", arg);
-		break;
 	case OPT_TIMING_ONLY:
-		a->o.timing_only = true;
+		a->an.o.timing_only = true;
 		break;
 	case OPT_DELTA:
-		if (parse_fraction(arg, &a->o.delta) || a->o.delta <= 0)
+		if (parse_fraction(arg, &a->an.o.delta) || a->an.o.delta <= 0)
 			argp_error(state, "--delta '%s': a percentage in (0, 100], e.g. 80%%", arg);
 		break;
 	case OPT_ALPHA:
-		if (parse_fraction(arg, &a->o.alpha))
+		if (parse_fraction(arg, &a->an.o.alpha))
 			argp_error(state, "--alpha '%s': a percentage in [0, 100], e.g. 10%%", arg);
-		break;
-	case OPT_BREAK_PATHS:
-		if (parse_u64(arg, 0, SIZE_MAX, &v))
-			argp_error(state, "--break-paths '%s': a number of breaks, 0 for all", arg);
-		a->o.break_paths = v;
 		break;
 	case OPT_GAP:
 		if (parse_u64(arg, 0, 64, &v))
 			argp_error(state, "--gap '%s': a number of events from 0 to 64", arg);
-		a->o.gap = v;
+		a->an.o.gap = v;
 		break;
 	case ARGP_KEY_ARG:
 		if (a->path)
@@ -201,7 +160,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static int render(const struct report_args *a, const struct analysis *an)
 {
-	struct report_style st = { .verbose = a->o.verbose };
+	struct report_style st = { .verbose = a->an.o.verbose };
 
 	st.color = a->color < 0 ? isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL : a->color;
 	if (a->html) {
@@ -223,19 +182,17 @@ static int render(const struct report_args *a, const struct analysis *an)
 
 int cmd_report(int argc, char **argv)
 {
-	struct argp argp = { options, parse_opt, "FILE", doc, NULL, NULL, NULL };
+	struct argp argp = { options, parse_opt, "FILE", doc, children, NULL, NULL };
 	struct report_args a = { .color = -1 };
 	struct session s;
 	int err;
 
-	analysis_opts_default(&a.o);
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return 2;
-	a.o.actor_specs = a.specs;
-	a.o.progress = log_is_tty();
+	a.an.o.progress = log_is_tty();
 	if (session__open_input(a.path, &s))
 		return 1;
-	err = session__analyse(&s, &a.o);
+	err = session__analyse(&s, &a.an.o);
 	if (!err)
 		err = render(&a, s.an);
 	session__close(&s);

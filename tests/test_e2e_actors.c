@@ -362,7 +362,7 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* The command line: text, JSON, and the errors of bad actor specs. */
+/* The command line: text, JSON, and the errors of bad actor specs (report and export). */
 Test(e2e_actors, report_command)
 {
 	char out[300], want[96], *txt, *p;
@@ -404,5 +404,15 @@ Test(e2e_actors, report_command)
 
 		status = run(argv, out, 60000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
+	}
+	{
+		/* export checks the spec as report does: a usage error before loading */
+		char json[300];
+		char *argv[] = { qostrace, "export", "--perfetto", json, "--actor", "write(x@src", trace_path, NULL };
+
+		snprintf(json, sizeof(json), "%s/bad-actor.json", dir);
+		status = run(argv, out, 60000);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
+		cr_assert(access(json, F_OK) != 0, "%s written", json);
 	}
 }
