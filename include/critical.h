@@ -175,6 +175,13 @@ struct critical_opts {
 	 */
 	bool full_cpa;
 	/*
+	 * Walk an invocation's path and its reference window (for the breaks'
+	 * culprits) one after the other instead of in one walk: the same
+	 * results, a third more steps. The reference the shared walk is
+	 * tested against.
+	 */
+	bool separate_walks;
+	/*
 	 * Keep the stretches (crit_path.seg) of the paths of the N worst
 	 * breaks only (0: of all). Every break is accounted alike; the rest
 	 * have nseg 0 and nseg_total as counted.

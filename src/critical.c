@@ -879,12 +879,26 @@ static void seg_push(struct segbuf *sb, struct crit_seg s)
 	sb->has_cur = true;
 }
 
+/*
+ * Where a walk's time goes: acc gets all of it from the walk's horizon on;
+ * acc2, if any, also gets what lies at or after h2 (>= the horizon). So one
+ * walk accounts both the path into an invocation and its reference window,
+ * which reaches further back along the same path. Segments (sb) only
+ * without acc2.
+ */
+struct sink {
+	struct acc *acc, *acc2;
+	int64_t h2;
+	struct segbuf *sb;
+};
+
 struct walker {
 	const struct model *m;
 	const struct prec_graph *g;
 	const int64_t *est;		/* NULL: the observed starts (a recording) */
 	const uint32_t *bind;
 	uint32_t *hint;			/* [m->ncpu] this walker's CPU search hints */
+	bool separate;			/* critical_opts.separate_walks */
 };
 
 static inline int64_t w_est(const struct walker *w, uint32_t v)
@@ -893,7 +907,7 @@ static inline int64_t w_est(const struct walker *w, uint32_t v)
 }
 
 struct top_holder {
-	struct acc *acc;
+	struct acc *acc, *acc2;
 	uint32_t top;
 	int64_t top_ns;
 	uint32_t last;
@@ -905,6 +919,8 @@ static void holder_cb(void *ctx, uint32_t ow, int64_t ns)
 	struct top_holder *h = ctx;
 
 	acc_held(h->acc, ow, ns);
+	if (h->acc2)
+		acc_held(h->acc2, ow, ns);
 	/* Consecutive stretches of one holder add up. */
 	if (ow == h->last)
 		h->last_ns += ns;
@@ -923,27 +939,44 @@ static void holder_cb(void *ctx, uint32_t ow, int64_t ns)
  * waiting for a CPU): the time other threads held that CPU goes to them,
  * the rest to cat.
  */
-static void account_wait(const struct walker *w, struct acc *acc, struct segbuf *sb, uint32_t v,
-			 int64_t a, int64_t b, uint8_t cat, uint16_t sub, uint32_t cpu)
+static void wait_into(const struct walker *w, struct acc *acc, struct acc *acc2, struct segbuf *sb, uint32_t v,
+		      int64_t a, int64_t b, uint8_t cat, uint16_t sub, uint32_t cpu)
 {
 	const struct model *m = w->m;
-	struct top_holder h = { .acc = acc, .top = CRIT_NONE, .last = CRIT_NONE };
+	struct top_holder h = { .acc = acc, .acc2 = acc2, .top = CRIT_NONE, .last = CRIT_NONE };
 	int64_t held = 0;
 
 	if (b <= a)
 		return;
 	if (cpu != CRIT_NONE && m->cpu_idx)
 		held = held_on_cpu(m, w->hint, cpu, owner_of(m, v), a + m->t0, b + m->t0, holder_cb, &h);
-	if (b - a - held > 0)
+	if (b - a - held > 0) {
 		acc_cat(acc, cat, sub, b - a - held);
+		if (acc2)
+			acc_cat(acc2, cat, sub, b - a - held);
+	}
 	seg_push(sb, (struct crit_seg){ .start_ns = a + m->t0, .end_ns = b + m->t0, .thread = owner_of(m, v),
 					.holder = h.top, .holder_ns = h.top_ns, .held_ns = held,
 					.cpu = cpu == CRIT_NONE ? UINT16_MAX : (uint16_t)cpu,
 					.kind = CRIT_SEG_WAIT, .cat = cat, .sub = sub });
 }
 
-static void account_release(const struct walker *w, struct acc *acc, struct segbuf *sb, uint32_t v,
-			    uint8_t cat, int64_t horizon)
+/*
+ * The wait [a, b) into the sink: split where acc2 starts taking, which is
+ * exact since the time held and the rest add up over the parts.
+ */
+static void account_wait(const struct walker *w, const struct sink *k, uint32_t v, int64_t a, int64_t b,
+			 uint8_t cat, uint16_t sub, uint32_t cpu)
+{
+	if (k->acc2 && a < k->h2 && b > k->h2) {
+		wait_into(w, k->acc, NULL, k->sb, v, a, k->h2, cat, sub, cpu);
+		a = k->h2;
+	}
+	wait_into(w, k->acc, k->acc2 && a >= k->h2 ? k->acc2 : NULL, k->sb, v, a, b, cat, sub, cpu);
+}
+
+static void account_release(const struct walker *w, const struct sink *k, uint32_t v, uint8_t cat,
+			    int64_t horizon)
 {
 	const struct model *m = w->m;
 	int64_t s = w_est(w, v), r = s;
@@ -959,11 +992,13 @@ static void account_release(const struct walker *w, struct acc *acc, struct segb
 			sub = wk->irq;
 		r = r < 0 ? 0 : r > s ? s : r;
 		/* After the release the task was runnable where it was woken: latency. */
-		account_wait(w, acc, sb, v, r > horizon ? r : horizon, s, CRIT_CAT_WAKEUP, 0, wk->target_cpu);
+		account_wait(w, k, v, r > horizon ? r : horizon, s, CRIT_CAT_WAKEUP, 0, wk->target_cpu);
 	}
 	if (r > horizon) {
-		acc_cat(acc, cat, sub, r - horizon);
-		seg_push(sb, (struct crit_seg){ .start_ns = horizon + m->t0, .end_ns = r + m->t0,
+		acc_cat(k->acc, cat, sub, r - horizon);
+		if (k->acc2 && r > k->h2)
+			acc_cat(k->acc2, cat, sub, r - k->h2);
+		seg_push(k->sb, (struct crit_seg){ .start_ns = horizon + m->t0, .end_ns = r + m->t0,
 						.thread = owner_of(m, v), .holder = CRIT_NONE,
 						.kind = CRIT_SEG_RELEASE, .cat = cat, .sub = sub });
 	}
@@ -990,8 +1025,7 @@ static uint32_t wait_cpu(const struct model *m, uint8_t cat, uint32_t u, uint32_
  * The path into task v, completing at `end` (relative, within v), back to
  * `horizon` (relative). Returns the tasks visited inside the window.
  */
-static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t horizon, struct acc *acc,
-		   struct segbuf *sb)
+static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t horizon, const struct sink *k)
 {
 	const struct model *m = w->m;
 	const struct prec_graph *g = w->g;
@@ -1006,8 +1040,10 @@ static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t hori
 			e = end;
 		a = s > horizon ? s : horizon;
 		if (e > a) {
-			acc_run(acc, owner_of(m, v), e - a);
-			seg_push(sb, (struct crit_seg){ .start_ns = a + m->t0, .end_ns = e + m->t0,
+			acc_run(k->acc, owner_of(m, v), e - a);
+			if (k->acc2 && e > k->h2)
+				acc_run(k->acc2, owner_of(m, v), e - (a > k->h2 ? a : k->h2));
+			seg_push(k->sb, (struct crit_seg){ .start_ns = a + m->t0, .end_ns = e + m->t0,
 							.thread = owner_of(m, v), .holder = CRIT_NONE,
 							.kind = CRIT_SEG_RUN });
 		}
@@ -1022,15 +1058,14 @@ static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t hori
 		lag = prec_lag(g, v, b);
 		if (u == PREC_ROOT) {
 			if (m->tl)
-				account_release(w, acc, sb, v, cat, horizon);
+				account_release(w, k, v, cat, horizon);
 			else if (lag > 0)
-				account_wait(w, acc, sb, v, s - lag > horizon ? s - lag : horizon, s, CRIT_CAT_INIT, 0,
+				account_wait(w, k, v, s - lag > horizon ? s - lag : horizon, s, CRIT_CAT_INIT, 0,
 					     CRIT_NONE);
 			break;
 		}
 		if (lag > 0)
-			account_wait(w, acc, sb, v, s - lag > horizon ? s - lag : horizon, s, cat, 0,
-				     wait_cpu(m, cat, u, v));
+			account_wait(w, k, v, s - lag > horizon ? s - lag : horizon, s, cat, 0, wait_cpu(m, cat, u, v));
 		end = w_est(w, u) + prec_dur(g, u);
 		if (end <= horizon)
 			break;
@@ -1053,9 +1088,10 @@ static int path_into(const struct walker *w, uint32_t v, int64_t end, int64_t ho
 		     size_t seg_limit, struct crit_path *p)
 {
 	struct segbuf sb = { .limit = seg_limit };
+	struct sink k = { .acc = acc, .sb = &sb };
 	int err;
 
-	p->ntasks = walk(w, v, end, horizon, acc, &sb);
+	p->ntasks = walk(w, v, end, horizon, &k);
 	seg_commit(&sb);
 	p->start_ns = horizon + w->m->t0;
 	p->end_ns = end + w->m->t0;
@@ -1237,23 +1273,15 @@ static bool break_window(const struct model *m, const struct actor *a, size_t k,
  * squeeze out. With keep, only the breaks it marks keep their segments.
  */
 static int account_actor_breaks(struct critical_result *res, const struct walker *w, const struct actor *a,
-				size_t ai, size_t slot, const uint8_t *keep, struct acc *acc)
+				size_t ai, size_t slot, const uint8_t *keep, struct acc *acc, struct acc *ref_acc,
+				size_t nwin)
 {
 	const struct model *m = w->m;
 	struct crit_share *ref = NULL;
-	size_t nref = 0, nwin = 0;
+	size_t nref = 0;
 	int err;
 
-	for (size_t k = 1; k < a->ninv; k++) {
-		int64_t end, h = a->inv[k - 1].start_ns - m->t0;
-		uint32_t v = completion(m, a, k, &end);
-
-		if (v == CRIT_NONE || end <= h || h < 0)
-			continue;
-		walk(w, v, end, h, acc, NULL);
-		nwin++;
-	}
-	err = acc_take(acc, &ref, &nref);
+	err = acc_take(ref_acc, &ref, &nref);
 	for (size_t k = 0; k < a->nbreaks && !err; k++) {
 		struct crit_break *b = &res->breaks[slot + k];
 		int64_t end, h;
@@ -1273,31 +1301,56 @@ static int account_actor_breaks(struct critical_result *res, const struct walker
 	return err;
 }
 
-/* Actor i: the path into every invocation, then its breaks. */
+/*
+ * Actor i: the path into every invocation, then its breaks. With breaks,
+ * the reference windows too (the start of the invocation before to the
+ * completion: find_culprit's means): a window and the invocation's path
+ * follow the same binding edges back from the same completion, so one
+ * walk, to the earlier of the two horizons, accounts both (struct sink).
+ */
 static int account_actor(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
-			 size_t i, size_t slot, const uint8_t *keep, struct acc *acc)
+			 size_t i, size_t slot, const uint8_t *keep, struct acc *acc, struct acc *ref_acc)
 {
 	const struct actor *a = &ar->v[i];
 	struct crit_actor *ca = &res->actors[i];
 	int64_t horizon = 0;
+	size_t nwin = 0;
 	int err;
 
 	ca->actor = i;
 	ca->thread = a->thread;
 	for (size_t k = 0; k < a->ninv; k++) {
-		int64_t end;
+		int64_t end, h = k ? a->inv[k - 1].start_ns - w->m->t0 : -1;
 		uint32_t v = completion(w->m, a, k, &end);
+		bool inv, win;
 
-		if (v == CRIT_NONE || end <= horizon)
+		if (v == CRIT_NONE)
 			continue;
-		walk(w, v, end, horizon, acc, NULL);
-		ca->ninv++;
-		ca->total_ns = end;
-		horizon = end;
+		inv = end > horizon;
+		win = a->nbreaks && h >= 0 && end > h;
+		if (inv && win && !w->separate) {
+			/* the window usually reaches further back; when not, the roles swap */
+			bool back = h <= horizon;
+
+			walk(w, v, end, back ? h : horizon,
+			     &(struct sink){ .acc = back ? ref_acc : acc, .acc2 = back ? acc : ref_acc,
+					     .h2 = back ? horizon : h });
+		} else {
+			if (inv)
+				walk(w, v, end, horizon, &(struct sink){ .acc = acc });
+			if (win)
+				walk(w, v, end, h, &(struct sink){ .acc = ref_acc });
+		}
+		nwin += win;
+		if (inv) {
+			ca->ninv++;
+			ca->total_ns = end;
+			horizon = end;
+		}
 	}
 	err = acc_take(acc, &ca->share, &ca->nshare);
 	if (!err && a->nbreaks)
-		err = account_actor_breaks(res, w, a, i, slot, keep, acc);
+		err = account_actor_breaks(res, w, a, i, slot, keep, acc, ref_acc, nwin);
 	return err;
 }
 
@@ -1319,6 +1372,7 @@ struct acct_worker {
 	struct acct_job *job;
 	struct walker w;
 	struct acc *acc;
+	struct acc ref;			/* the reference windows' */
 	int err;
 };
 
@@ -1332,7 +1386,7 @@ static void *acct_work(void *arg)
 
 		if (i >= j->ar->n || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
 			break;
-		wk->err = account_actor(j->res, &wk->w, j->ar, i, j->slot[i], j->keep, wk->acc);
+		wk->err = account_actor(j->res, &wk->w, j->ar, i, j->slot[i], j->keep, wk->acc, &wk->ref);
 		if (wk->err) {
 			__atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
 			break;
@@ -1417,16 +1471,20 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 	job.keep = keep;
 	side.w.hint = NULL;	/* its own, or none */
 	/* A second thread is worth it with a second actor; without one, this thread does all. */
-	if (jobs > 1 && ar->n > 1 && !acc_init(&side_acc, nowners)) {
+	if (jobs > 1 && ar->n > 1 && !acc_init(&side_acc, nowners) && !acc_init(&side.ref, nowners)) {
 		side.acc = &side_acc;
 		side.w.hint = calloc(w->m->ncpu ? w->m->ncpu : 1, sizeof(*side.w.hint));
 		two = side.w.hint && !pthread_create(&th, NULL, acct_work, &side);
 	}
-	acct_work(&main_wk);
+	main_wk.err = acc_init(&main_wk.ref, nowners);
+	if (!main_wk.err)
+		acct_work(&main_wk);
 	if (two)
 		pthread_join(th, NULL);
 	free(side.w.hint);
 	acc_free(&side_acc);
+	acc_free(&side.ref);
+	acc_free(&main_wk.ref);
 	free(slot);
 	free(keep);
 	err = main_wk.err ? main_wk.err : side.err;
@@ -1913,7 +1971,7 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	res->unexplained = res->edges.releases[CRIT_CAT_REL_NONE];
 	res->edges.exact = g->n_exact;
 
-	w = (struct walker){ .m = &m, .g = g, .bind = bind, .hint = m.cpu_hint };
+	w = (struct walker){ .m = &m, .g = g, .bind = bind, .hint = m.cpu_hint, .separate = o->separate_walks };
 	err = acc_init(&acc, tl->nthreads);
 	if (err)
 		goto out;
@@ -2140,7 +2198,7 @@ static int gantt_actors(struct critical_result *res, const struct walker *w, con
 		for (size_t k = first[a]; k < first[a + 1]; k++) {
 			if (d[k].end <= horizon && k > first[a])
 				continue;
-			walk(w, d[k].task, d[k].end, horizon, acc, NULL);
+			walk(w, d[k].task, d[k].end, horizon, &(struct sink){ .acc = acc });
 			ca->ninv++;
 			ca->total_ns = d[k].end;
 			horizon = d[k].end;

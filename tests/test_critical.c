@@ -901,6 +901,44 @@ Test(critical, observed_starts_match_algorithm1)
 }
 
 /*
+ * An invocation's path and its reference window are accounted in one walk
+ * (the window reaches further back along the same path): every actor's
+ * shares and every break's excess and culprit must be those of walking
+ * them one after the other, at every eps, timing-only included.
+ */
+Test(critical, shared_walk_matches_separate_walks)
+{
+	size_t breaks = 0;
+
+	for (unsigned long long seed = 1; seed <= 60; seed++) {
+		unsigned long long rs = seed * 0xBF58476D1CE4E5B9ULL;
+		struct fixture f;
+
+		random_schedule(&f, &rs, seed % 4 == 0);
+		for (int k = 0; k < 3; k++) {
+			struct critical_opts o;
+			struct critical_result *ref = NULL;
+
+			critical_opts_default(&o);
+			o.timing_only = k == 2;
+			o.epsilon_ns = k == 1 ? tu_rand_range(&rs, 1, 2000) * US : -1;
+			o.jobs = 1 + (int)(seed % 2);
+			run_critical(&f, &o);
+			o.separate_walks = true;
+			cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &ref), 0, "seed %llu mode %d", seed, k);
+			assert_same_result(f.r, ref, seed);
+			for (size_t i = 0; i < ref->nbreaks; i++)
+				cr_assert(f.r->breaks[i].release_excess_ns == ref->breaks[i].release_excess_ns,
+					  "seed %llu break %zu", seed, i);
+			breaks += ref->nbreaks;
+			critical__free(ref);
+		}
+		fx_free(&f);
+	}
+	cr_assert_gt(breaks, 100, "only %zu breaks compared", breaks);
+}
+
+/*
  * seg_breaks N: the N worst breaks keep their stretches, the others are
  * accounted alike without them (same order, shares, culprit, counts).
  */
