@@ -780,6 +780,22 @@ static void acc_cat(struct acc *a, uint8_t cat, uint16_t sub, int64_t ns)
 	a->cats[a->ncats++] = (struct crit_share){ .thread = CRIT_NONE, .cat = cat, .sub = sub, .ns = ns };
 }
 
+/* dst += src (src unchanged). */
+static void acc_add(struct acc *dst, const struct acc *src)
+{
+	for (size_t i = 0; i < src->ntouched; i++) {
+		uint32_t ow = src->touched[i];
+
+		acc_touch(dst, ow);
+		dst->run[ow] += src->run[ow];
+		dst->held[ow] += src->held[ow];
+	}
+	for (size_t i = 0; i < src->ncats; i++)
+		acc_cat(dst, src->cats[i].cat, src->cats[i].sub, src->cats[i].ns);
+	if (src->err)
+		dst->err = src->err;
+}
+
 static int cmp_share(const void *x, const void *y)
 {
 	const struct crit_share *a = x, *b = y;
@@ -883,8 +899,8 @@ static void seg_push(struct segbuf *sb, struct crit_seg s)
  * Where a walk's time goes: acc gets all of it from the walk's horizon on;
  * acc2, if any, also gets what lies at or after h2 (>= the horizon). So one
  * walk accounts both the path into an invocation and its reference window,
- * which reaches further back along the same path. Segments (sb) only
- * without acc2.
+ * which reaches further back along the same path. The segments (sb) are
+ * acc's.
  */
 struct sink {
 	struct acc *acc, *acc2;
@@ -962,15 +978,17 @@ static void wait_into(const struct walker *w, struct acc *acc, struct acc *acc2,
 }
 
 /*
- * The wait [a, b) into the sink: split where acc2 starts taking, which is
- * exact since the time held and the rest add up over the parts.
+ * The wait [a, b) into the sink. Where acc2 starts taking inside it, acc2's
+ * part is counted again on its own (the time held adds up over the parts),
+ * so that acc and the segment see the wait whole, as without acc2.
  */
 static void account_wait(const struct walker *w, const struct sink *k, uint32_t v, int64_t a, int64_t b,
 			 uint8_t cat, uint16_t sub, uint32_t cpu)
 {
 	if (k->acc2 && a < k->h2 && b > k->h2) {
-		wait_into(w, k->acc, NULL, k->sb, v, a, k->h2, cat, sub, cpu);
-		a = k->h2;
+		wait_into(w, k->acc, NULL, k->sb, v, a, b, cat, sub, cpu);
+		wait_into(w, k->acc2, NULL, NULL, v, k->h2, b, cat, sub, cpu);
+		return;
 	}
 	wait_into(w, k->acc, k->acc2 && a >= k->h2 ? k->acc2 : NULL, k->sb, v, a, b, cat, sub, cpu);
 }
@@ -1084,23 +1102,31 @@ static void reverse_segs(struct segbuf *sb)
 	}
 }
 
+/* The path walked into acc and sb, from horizon to end, into p; takes acc. */
+static int path_take(const struct walker *w, struct segbuf *sb, size_t ntasks, int64_t end, int64_t horizon,
+		     struct acc *acc, struct crit_path *p)
+{
+	int err;
+
+	p->ntasks = ntasks;
+	seg_commit(sb);
+	p->start_ns = horizon + w->m->t0;
+	p->end_ns = end + w->m->t0;
+	err = sb->err ? sb->err : acc_take(acc, &p->share, &p->nshare);
+	reverse_segs(sb);
+	p->seg = sb->v;
+	p->nseg = sb->n;
+	p->nseg_total = sb->total;
+	return err;
+}
+
 static int path_into(const struct walker *w, uint32_t v, int64_t end, int64_t horizon, struct acc *acc,
 		     size_t seg_limit, struct crit_path *p)
 {
 	struct segbuf sb = { .limit = seg_limit };
-	struct sink k = { .acc = acc, .sb = &sb };
-	int err;
 
-	p->ntasks = walk(w, v, end, horizon, &k);
-	seg_commit(&sb);
-	p->start_ns = horizon + w->m->t0;
-	p->end_ns = end + w->m->t0;
-	err = sb.err ? sb.err : acc_take(acc, &p->share, &p->nshare);
-	reverse_segs(&sb);
-	p->seg = sb.v;
-	p->nseg = sb.n;
-	p->nseg_total = sb.total;
-	return err;
+	return path_take(w, &sb, walk(w, v, end, horizon, &(struct sink){ .acc = acc, .sb = &sb }), end, horizon,
+			 acc, p);
 }
 
 static void path_free(struct crit_path *p)
@@ -1267,33 +1293,59 @@ static bool break_window(const struct model *m, const struct actor *a, size_t k,
 	return *v != CRIT_NONE && *end > *h;
 }
 
+/* The accumulators of one accounting thread. */
+struct accs {
+	struct acc *inv;		/* the actor's invocations (the caller's) */
+	struct acc ref;			/* its reference windows */
+	struct acc brk;			/* one break's path */
+};
+
+static int accs_init(struct accs *ac, struct acc *inv, size_t nowners)
+{
+	int err;
+
+	ac->inv = inv;
+	err = acc_init(&ac->ref, nowners);
+	if (!err)
+		err = acc_init(&ac->brk, nowners);
+	return err;
+}
+
+static void accs_free(struct accs *ac)
+{
+	acc_free(&ac->ref);
+	acc_free(&ac->brk);
+}
+
 /*
  * The breaks of actor a into res->breaks[slot .. slot + a->nbreaks): a break
  * without a path leaves its slot with actor = CRIT_NONE, for the caller to
  * squeeze out. With keep, only the breaks it marks keep their segments.
+ * The paths of those walked with their reference window (actor set) are
+ * there already; each break gets its culprit against the windows' means.
  */
 static int account_actor_breaks(struct critical_result *res, const struct walker *w, const struct actor *a,
-				size_t ai, size_t slot, const uint8_t *keep, struct acc *acc, struct acc *ref_acc,
-				size_t nwin)
+				size_t ai, size_t slot, const uint8_t *keep, struct accs *ac, size_t nwin)
 {
 	const struct model *m = w->m;
 	struct crit_share *ref = NULL;
 	size_t nref = 0;
 	int err;
 
-	err = acc_take(ref_acc, &ref, &nref);
+	err = acc_take(&ac->ref, &ref, &nref);
 	for (size_t k = 0; k < a->nbreaks && !err; k++) {
 		struct crit_break *b = &res->breaks[slot + k];
 		int64_t end, h;
 		uint32_t v;
 
-		b->actor = CRIT_NONE;
-		if (!break_window(m, a, k, &v, &end, &h))
-			continue;
-		b->actor = ai;
-		b->brk = k;
-		b->lateness_ns = a->breaks[k].lateness_ns;
-		err = path_into(w, v, end, h, acc, keep && !keep[slot + k] ? 0 : CRIT_MAX_SEGS, &b->path);
+		if (b->actor == CRIT_NONE) {
+			if (!break_window(m, a, k, &v, &end, &h))
+				continue;
+			b->actor = ai;
+			b->brk = k;
+			b->lateness_ns = a->breaks[k].lateness_ns;
+			err = path_into(w, v, end, h, &ac->brk, keep && !keep[slot + k] ? 0 : CRIT_MAX_SEGS, &b->path);
+		}
 		if (!err)
 			find_culprit(b, ref, nref, nwin);
 	}
@@ -1302,24 +1354,74 @@ static int account_actor_breaks(struct critical_result *res, const struct walker
 }
 
 /*
+ * The walk into completion v of invocation k, from the earlier of the two
+ * horizons: the invocation's (the previous completion, if inv) and its
+ * reference window's (the start of invocation k - 1, if win), which
+ * usually reaches further back along the same binding edges. A break whose
+ * window is that reference window (the usual case: late invocation k, the
+ * one before k - 1) is the same walk with segments: its path is taken here
+ * and added to the reference windows.
+ */
+static int walk_invocation(struct critical_result *res, const struct walker *w, const struct actor *a,
+			   size_t ai, size_t slot, const uint8_t *keep, struct accs *ac, uint32_t v, int64_t end,
+			   int64_t horizon, bool inv, int64_t h, bool win, size_t brk)
+{
+	struct segbuf sb = { 0 };
+	struct crit_break *b;
+	int64_t be, bh;
+	uint32_t bv;
+
+	if (w->separate) {
+		if (inv)
+			walk(w, v, end, horizon, &(struct sink){ .acc = ac->inv });
+		if (win)
+			walk(w, v, end, h, &(struct sink){ .acc = &ac->ref });
+		return 0;
+	}
+	if (win && h > horizon && inv) {
+		/* the invocation's path reaches further back: acc is its */
+		walk(w, v, end, horizon, &(struct sink){ .acc = ac->inv, .acc2 = &ac->ref, .h2 = h });
+		return 0;
+	}
+	if (!win) {
+		if (inv)
+			walk(w, v, end, horizon, &(struct sink){ .acc = ac->inv });
+		return 0;
+	}
+	if (brk == SIZE_MAX || !break_window(w->m, a, brk, &bv, &be, &bh) || bv != v || be != end || bh != h) {
+		walk(w, v, end, h, &(struct sink){ .acc = &ac->ref, .acc2 = inv ? ac->inv : NULL, .h2 = horizon });
+		return 0;
+	}
+	b = &res->breaks[slot + brk];
+	b->actor = ai;
+	b->brk = brk;
+	b->lateness_ns = a->breaks[brk].lateness_ns;
+	sb.limit = keep && !keep[slot + brk] ? 0 : CRIT_MAX_SEGS;
+	size_t ntasks = walk(w, v, end, h, &(struct sink){ .acc = &ac->brk, .acc2 = inv ? ac->inv : NULL,
+							  .h2 = horizon, .sb = &sb });
+	acc_add(&ac->ref, &ac->brk);
+	return path_take(w, &sb, ntasks, end, h, &ac->brk, &b->path);
+}
+
+/*
  * Actor i: the path into every invocation, then its breaks. With breaks,
  * the reference windows too (the start of the invocation before to the
- * completion: find_culprit's means): a window and the invocation's path
- * follow the same binding edges back from the same completion, so one
- * walk, to the earlier of the two horizons, accounts both (struct sink).
+ * completion: find_culprit's means), in the same walks (walk_invocation).
  */
 static int account_actor(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
-			 size_t i, size_t slot, const uint8_t *keep, struct acc *acc, struct acc *ref_acc)
+			 size_t i, size_t slot, const uint8_t *keep, struct accs *ac)
 {
 	const struct actor *a = &ar->v[i];
 	struct crit_actor *ca = &res->actors[i];
 	int64_t horizon = 0;
-	size_t nwin = 0;
-	int err;
+	size_t nwin = 0, bi = 0;
+	int err = 0;
 
 	ca->actor = i;
 	ca->thread = a->thread;
-	for (size_t k = 0; k < a->ninv; k++) {
+	for (size_t k = 0; k < a->nbreaks; k++)
+		res->breaks[slot + k].actor = CRIT_NONE;
+	for (size_t k = 0; k < a->ninv && !err; k++) {
 		int64_t end, h = k ? a->inv[k - 1].start_ns - w->m->t0 : -1;
 		uint32_t v = completion(w->m, a, k, &end);
 		bool inv, win;
@@ -1328,19 +1430,10 @@ static int account_actor(struct critical_result *res, const struct walker *w, co
 			continue;
 		inv = end > horizon;
 		win = a->nbreaks && h >= 0 && end > h;
-		if (inv && win && !w->separate) {
-			/* the window usually reaches further back; when not, the roles swap */
-			bool back = h <= horizon;
-
-			walk(w, v, end, back ? h : horizon,
-			     &(struct sink){ .acc = back ? ref_acc : acc, .acc2 = back ? acc : ref_acc,
-					     .h2 = back ? horizon : h });
-		} else {
-			if (inv)
-				walk(w, v, end, horizon, &(struct sink){ .acc = acc });
-			if (win)
-				walk(w, v, end, h, &(struct sink){ .acc = ref_acc });
-		}
+		while (bi < a->nbreaks && a->breaks[bi].late < k)
+			bi++;
+		err = walk_invocation(res, w, a, i, slot, keep, ac, v, end, horizon, inv, h, win,
+				      bi < a->nbreaks && a->breaks[bi].late == k ? bi : SIZE_MAX);
 		nwin += win;
 		if (inv) {
 			ca->ninv++;
@@ -1348,9 +1441,10 @@ static int account_actor(struct critical_result *res, const struct walker *w, co
 			horizon = end;
 		}
 	}
-	err = acc_take(acc, &ca->share, &ca->nshare);
+	if (!err)
+		err = acc_take(ac->inv, &ca->share, &ca->nshare);
 	if (!err && a->nbreaks)
-		err = account_actor_breaks(res, w, a, i, slot, keep, acc, ref_acc, nwin);
+		err = account_actor_breaks(res, w, a, i, slot, keep, ac, nwin);
 	return err;
 }
 
@@ -1371,8 +1465,7 @@ struct acct_job {
 struct acct_worker {
 	struct acct_job *job;
 	struct walker w;
-	struct acc *acc;
-	struct acc ref;			/* the reference windows' */
+	struct accs ac;
 	int err;
 };
 
@@ -1386,7 +1479,7 @@ static void *acct_work(void *arg)
 
 		if (i >= j->ar->n || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
 			break;
-		wk->err = account_actor(j->res, &wk->w, j->ar, i, j->slot[i], j->keep, wk->acc, &wk->ref);
+		wk->err = account_actor(j->res, &wk->w, j->ar, i, j->slot[i], j->keep, &wk->ac);
 		if (wk->err) {
 			__atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
 			break;
@@ -1436,7 +1529,7 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 			  struct acc *acc, int jobs, size_t nowners, size_t seg_breaks)
 {
 	struct acct_job job = { .res = res, .ar = ar };
-	struct acct_worker main_wk = { .job = &job, .w = *w, .acc = acc }, side = { .job = &job, .w = *w };
+	struct acct_worker main_wk = { .job = &job, .w = *w, .ac.inv = acc }, side = { .job = &job, .w = *w };
 	struct acc side_acc = { 0 };
 	size_t *slot, nb = 0, k = 0;
 	uint8_t *keep = NULL;
@@ -1471,20 +1564,19 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 	job.keep = keep;
 	side.w.hint = NULL;	/* its own, or none */
 	/* A second thread is worth it with a second actor; without one, this thread does all. */
-	if (jobs > 1 && ar->n > 1 && !acc_init(&side_acc, nowners) && !acc_init(&side.ref, nowners)) {
-		side.acc = &side_acc;
+	if (jobs > 1 && ar->n > 1 && !acc_init(&side_acc, nowners) && !accs_init(&side.ac, &side_acc, nowners)) {
 		side.w.hint = calloc(w->m->ncpu ? w->m->ncpu : 1, sizeof(*side.w.hint));
 		two = side.w.hint && !pthread_create(&th, NULL, acct_work, &side);
 	}
-	main_wk.err = acc_init(&main_wk.ref, nowners);
+	main_wk.err = accs_init(&main_wk.ac, acc, nowners);
 	if (!main_wk.err)
 		acct_work(&main_wk);
 	if (two)
 		pthread_join(th, NULL);
 	free(side.w.hint);
 	acc_free(&side_acc);
-	acc_free(&side.ref);
-	acc_free(&main_wk.ref);
+	accs_free(&side.ac);
+	accs_free(&main_wk.ac);
 	free(slot);
 	free(keep);
 	err = main_wk.err ? main_wk.err : side.err;
