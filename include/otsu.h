@@ -23,8 +23,9 @@ struct otsu_result {
  * Threshold of x[0..n). x is not modified; scratch (n doubles, not
  * overlapping x) receives a sorted copy, or is allocated inside when NULL.
  * n == 0 or a single distinct value gives valid = false (not an error).
- * O(n log n). Returns 0, -EINVAL (NULL res, NULL x with n > 0, a NaN or
- * infinite score) or -ENOMEM.
+ * O(n), 8 more bytes per score while it sorts. Returns 0, -EINVAL (NULL
+ * res, NULL x with n > 0, a NaN or infinite score), -E2BIG (more than
+ * UINT32_MAX scores) or -ENOMEM.
  */
 int otsu_threshold(const double *x, size_t n, double *scratch,
 		   struct otsu_result *res);

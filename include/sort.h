@@ -20,6 +20,20 @@ struct sort_pair {
 /* Sorts by key, keeping the input order of equal keys. 0 or -ENOMEM. */
 int sort_pairs(struct sort_pair *a, size_t n);
 
+#define SORT_RADIX_BITS 11
+#define SORT_RADIX_SIZE (1u << SORT_RADIX_BITS)
+
+/*
+ * Stable LSD radix sorts on bits [lo_bit, hi_bit) of the word (the key),
+ * SORT_RADIX_BITS per pass, moving between a and tmp (n each); they return
+ * the one holding the result. cnt: SORT_RADIX_SIZE counters. A pass where
+ * every key falls into one bucket is skipped.
+ */
+uint64_t *sort_radix_u64(uint64_t *a, uint64_t *tmp, uint32_t n, unsigned lo_bit, unsigned hi_bit,
+			 uint32_t *cnt);
+struct sort_pair *sort_radix_pairs(struct sort_pair *a, struct sort_pair *tmp, uint32_t n, unsigned lo_bit,
+				   unsigned hi_bit, uint32_t *cnt);
+
 typedef uint64_t (*sort_key_fn)(const void *arr, size_t i);
 
 /*

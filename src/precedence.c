@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "precedence.h"
+#include "sort.h"
 
 /* Relative times (x - t0) and eps stay below this, so sums of a few never overflow. */
 #define TIME_MAX (INT64_MAX / 4)
@@ -84,54 +85,6 @@ static unsigned bits_for(uint64_t v)
 	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
 }
 
-#define RADIX_BITS 11
-#define RADIX_SIZE (1u << RADIX_BITS)
-
-struct kv {
-	uint64_t key;
-	uint64_t idx;
-};
-
-/*
- * Stable LSD radix sort on bits [lo_bit, hi_bit) of KEY(element), moving
- * between a and tmp; returns the one holding the result. Passes where every
- * element falls into one bucket are skipped.
- */
-#define DEFINE_RADIX(name, type, KEY)						\
-static type *name(type *a, type *tmp, uint32_t n, unsigned lo_bit,		\
-		  unsigned hi_bit, uint32_t *cnt)				\
-{										\
-	for (unsigned sh = lo_bit; sh < hi_bit; sh += RADIX_BITS) {		\
-		uint32_t sum = 0;						\
-		bool trivial = false;						\
-		type *t;							\
-										\
-		memset(cnt, 0, RADIX_SIZE * sizeof(*cnt));			\
-		for (uint32_t i = 0; i < n; i++)				\
-			cnt[(KEY(a[i]) >> sh) & (RADIX_SIZE - 1)]++;		\
-		for (uint32_t d = 0; d < RADIX_SIZE; d++) {			\
-			uint32_t c = cnt[d];					\
-										\
-			trivial |= c == n;					\
-			cnt[d] = sum;						\
-			sum += c;						\
-		}								\
-		if (trivial)							\
-			continue;						\
-		for (uint32_t i = 0; i < n; i++)				\
-			tmp[cnt[(KEY(a[i]) >> sh) & (RADIX_SIZE - 1)]++] = a[i];	\
-		t = a;								\
-		a = tmp;							\
-		tmp = t;							\
-	}									\
-	return a;								\
-}
-
-#define U64_KEY(x) (x)
-#define KV_KEY(x) ((x).key)
-DEFINE_RADIX(radix_u64, uint64_t, U64_KEY)
-DEFINE_RADIX(radix_kv, struct kv, KV_KEY)
-
 static int cmp_end_id(const void *pa, const void *pb, void *ctx)
 {
 	const struct prec_task *t = ctx;
@@ -168,7 +121,7 @@ static void fix_start_ties(const struct build_ctx *bc, uint32_t *order)
 struct sort_buf {
 	void *a, *tmp;
 	size_t bytes;		/* of each of a and tmp */
-	uint32_t cnt[RADIX_SIZE];
+	uint32_t cnt[SORT_RADIX_SIZE];
 };
 
 static int sort_buf_get(struct sort_buf *sb, size_t bytes)
@@ -237,11 +190,11 @@ static int order_by(const struct build_ctx *bc, bool by_end, struct sort_buf *sb
 		for (uint32_t i = 0; i < n; i++)
 			a[i] = (((uint64_t)key_of(&t[i], by_end) - (uint64_t)kmin) << ibits) | i;
 		/* The id bits are already in order: a stable sort keeps them. */
-		a = radix_u64(a, tmp, n, ibits, ibits + kbits, sb->cnt);
+		a = sort_radix_u64(a, tmp, n, ibits, ibits + kbits, sb->cnt);
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = (uint32_t)(a[i] & ((1ULL << ibits) - 1));
 	} else {
-		struct kv *a, *tmp;
+		struct sort_pair *a, *tmp;
 
 		if (sort_buf_get(sb, (size_t)n * sizeof(*a)))
 			return -ENOMEM;
@@ -251,7 +204,7 @@ static int order_by(const struct build_ctx *bc, bool by_end, struct sort_buf *sb
 			a[i].key = (uint64_t)key_of(&t[i], by_end) - (uint64_t)kmin;
 			a[i].idx = i;
 		}
-		a = radix_kv(a, tmp, n, 0, kbits, sb->cnt);
+		a = sort_radix_pairs(a, tmp, n, 0, kbits, sb->cnt);
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = (uint32_t)a[i].idx;
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,3 +235,38 @@ int sort_order(size_t n, sort_key_fn key, const void *arr, uint32_t **out)
 	*out = o;
 	return 0;
 }
+
+#define DEFINE_RADIX(name, type, KEY)						\
+type *name(type *a, type *tmp, uint32_t n, unsigned lo_bit, unsigned hi_bit,	\
+	   uint32_t *cnt)							\
+{										\
+	for (unsigned sh = lo_bit; sh < hi_bit; sh += SORT_RADIX_BITS) {	\
+		uint32_t sum = 0;						\
+		bool trivial = false;						\
+		type *t;							\
+										\
+		memset(cnt, 0, SORT_RADIX_SIZE * sizeof(*cnt));			\
+		for (uint32_t i = 0; i < n; i++)				\
+			cnt[(KEY(a[i]) >> sh) & (SORT_RADIX_SIZE - 1)]++;	\
+		for (uint32_t d = 0; d < SORT_RADIX_SIZE; d++) {		\
+			uint32_t c = cnt[d];					\
+										\
+			trivial |= c == n;					\
+			cnt[d] = sum;						\
+			sum += c;						\
+		}								\
+		if (trivial)							\
+			continue;						\
+		for (uint32_t i = 0; i < n; i++)				\
+			tmp[cnt[(KEY(a[i]) >> sh) & (SORT_RADIX_SIZE - 1)]++] = a[i];	\
+		t = a;								\
+		a = tmp;							\
+		tmp = t;							\
+	}									\
+	return a;								\
+}
+
+#define U64_KEY(x) (x)
+#define PAIR_KEY(x) ((x).key)
+DEFINE_RADIX(sort_radix_u64, uint64_t, U64_KEY)
+DEFINE_RADIX(sort_radix_pairs, struct sort_pair, PAIR_KEY)

@@ -167,6 +167,14 @@ Test(otsu, random_vs_bruteforce)
 		for (size_t i = 0; i < n; i++)
 			x[i] = (double)tu_rand_range(&s, 0, levels) / (double)levels *
 			       (seed % 3 ? 1.0 : 1e9);
+		/* negative scores, both zeros and subnormals sort by value too */
+		for (size_t i = 0; seed % 5 == 0 && i < n; i++) {
+			x[i] -= seed % 3 ? 0.5 : 5e8;
+			if (tu_rand_range(&s, 0, 9) == 0)
+				x[i] = tu_rand_range(&s, 0, 1) ? -0.0 : 0.0;
+			else if (tu_rand_range(&s, 0, 9) == 0)
+				x[i] = (tu_rand_range(&s, 0, 1) ? -1 : 1) * 4.9e-324 * (double)tu_rand_range(&s, 1, 3);
+		}
 		ref_otsu(x, n, &valid, &t);
 		cr_assert_eq(otsu_threshold(x, n, NULL, &r), 0);
 		cr_assert_eq(r.valid, valid, "seed %llu", seed);
