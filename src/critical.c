@@ -1369,6 +1369,7 @@ static int walk_invocation(struct critical_result *res, const struct walker *w, 
 	struct segbuf sb = { 0 };
 	struct crit_break *b;
 	int64_t be, bh;
+	size_t ntasks;
 	uint32_t bv;
 
 	if (w->separate) {
@@ -1397,8 +1398,8 @@ static int walk_invocation(struct critical_result *res, const struct walker *w, 
 	b->brk = brk;
 	b->lateness_ns = a->breaks[brk].lateness_ns;
 	sb.limit = keep && !keep[slot + brk] ? 0 : CRIT_MAX_SEGS;
-	size_t ntasks = walk(w, v, end, h, &(struct sink){ .acc = &ac->brk, .acc2 = inv ? ac->inv : NULL,
-							  .h2 = horizon, .sb = &sb });
+	ntasks = walk(w, v, end, h, &(struct sink){ .acc = &ac->brk, .acc2 = inv ? ac->inv : NULL, .h2 = horizon,
+						   .sb = &sb });
 	acc_add(&ac->ref, &ac->brk);
 	return path_take(w, &sb, ntasks, end, h, &ac->brk, &b->path);
 }
