@@ -859,6 +859,64 @@ Test(critical, eps_counting_matches_enumeration)
 }
 
 /*
+ * A reference comparison: random schedules (records lost on one CPU in
+ * every lost_every-th) analysed in three modes — eps from the wakeups, a
+ * given eps, timing-only — once as shipped and once with set(o, seed,
+ * true) turning on the reference; check() compares the two and returns
+ * what it counted, summed over all.
+ */
+typedef void (*ref_set_fn)(struct critical_opts *o, unsigned long long seed, bool ref);
+typedef size_t (*ref_check_fn)(const struct critical_result *r, const struct critical_result *ref,
+			       unsigned long long seed, int mode);
+
+static size_t against_reference(unsigned long long mul, unsigned lost_every, ref_set_fn set, ref_check_fn check)
+{
+	size_t counted = 0;
+
+	for (unsigned long long seed = 1; seed <= 60; seed++) {
+		unsigned long long rs = seed * mul;
+		struct fixture f;
+
+		random_schedule(&f, &rs, seed % lost_every == 0);
+		for (int k = 0; k < 3; k++) {
+			struct critical_opts o;
+			struct critical_result *ref = NULL;
+
+			critical_opts_default(&o);
+			o.timing_only = k == 2;
+			o.epsilon_ns = k == 1 ? tu_rand_range(&rs, 1, 2000) * US : -1;
+			set(&o, seed, false);
+			run_critical(&f, &o);
+			set(&o, seed, true);
+			cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &ref), 0, "seed %llu mode %d", seed, k);
+			assert_same_result(f.r, ref, seed);
+			counted += check(f.r, ref, seed, k);
+			critical__free(ref);
+		}
+		fx_free(&f);
+	}
+	return counted;
+}
+
+static void set_full_cpa(struct critical_opts *o, unsigned long long seed, bool ref)
+{
+	(void)seed;
+	o->full_cpa = ref;
+}
+
+static size_t check_observed(const struct critical_result *r, const struct critical_result *ref,
+			     unsigned long long seed, int k)
+{
+	cr_assert(r->ntasks == ref->ntasks && r->nedges == ref->nedges && r->makespan_ns == ref->makespan_ns &&
+		  r->ncritical == ref->ncritical && r->whole_last == ref->whole_last,
+		  "seed %llu mode %d: %u critical of %u, Algorithm 1 %u", seed, k, (unsigned)r->ncritical,
+		  (unsigned)r->ntasks, (unsigned)ref->ncritical);
+	cr_assert_eq(r->whole.ntasks, ref->whole.ntasks, "seed %llu mode %d", seed, k);
+	assert_same_shares(r->whole.share, r->whole.nshare, ref->whole.share, ref->whole.nshare, "whole recording");
+	return ref->ncritical;
+}
+
+/*
  * A recording's earliest starts are read off the observed ones
  * (cpa__observed): Algorithm 1 in full must give the same critical tasks,
  * makespan, binding edges and so every path, at every eps, timing-only
@@ -866,75 +924,37 @@ Test(critical, eps_counting_matches_enumeration)
  */
 Test(critical, observed_starts_match_algorithm1)
 {
-	size_t critical_seen = 0;
+	size_t critical_seen = against_reference(0x94D049BB133111EBULL, 3, set_full_cpa, check_observed);
 
-	for (unsigned long long seed = 1; seed <= 60; seed++) {
-		unsigned long long rs = seed * 0x94D049BB133111EBULL;
-		struct fixture f;
-
-		random_schedule(&f, &rs, seed % 3 == 0);
-		for (int k = 0; k < 3; k++) {
-			struct critical_opts o;
-			struct critical_result *ref = NULL;
-
-			critical_opts_default(&o);
-			o.timing_only = k == 2;
-			o.epsilon_ns = k == 1 ? tu_rand_range(&rs, 1, 2000) * US : -1;
-			run_critical(&f, &o);
-			o.full_cpa = true;
-			cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &ref), 0, "seed %llu mode %d", seed, k);
-			cr_assert(f.r->ntasks == ref->ntasks && f.r->nedges == ref->nedges &&
-				  f.r->makespan_ns == ref->makespan_ns && f.r->ncritical == ref->ncritical &&
-				  f.r->whole_last == ref->whole_last,
-				  "seed %llu mode %d: %u critical of %u, Algorithm 1 %u", seed, k,
-				  (unsigned)f.r->ncritical, (unsigned)f.r->ntasks, (unsigned)ref->ncritical);
-			cr_assert_eq(f.r->whole.ntasks, ref->whole.ntasks, "seed %llu mode %d", seed, k);
-			assert_same_shares(f.r->whole.share, f.r->whole.nshare, ref->whole.share, ref->whole.nshare,
-					   "whole recording");
-			assert_same_result(f.r, ref, seed);
-			critical_seen += ref->ncritical;
-			critical__free(ref);
-		}
-		fx_free(&f);
-	}
 	cr_assert_gt(critical_seen, 1000, "only %zu critical tasks compared", critical_seen);
 }
 
+static void set_separate_walks(struct critical_opts *o, unsigned long long seed, bool ref)
+{
+	o->jobs = 1 + (int)(seed % 2);
+	o->separate_walks = ref;
+}
+
+static size_t check_breaks(const struct critical_result *r, const struct critical_result *ref,
+			   unsigned long long seed, int k)
+{
+	for (size_t i = 0; i < ref->nbreaks; i++)
+		cr_assert(r->breaks[i].release_excess_ns == ref->breaks[i].release_excess_ns,
+			  "seed %llu mode %d break %zu", seed, k, i);
+	return ref->nbreaks;
+}
+
 /*
- * An invocation's path and its reference window are accounted in one walk
- * (the window reaches further back along the same path): every actor's
- * shares and every break's excess and culprit must be those of walking
- * them one after the other, at every eps, timing-only included.
+ * An invocation's path, its reference window and a break's path are
+ * accounted in one walk (they follow the same edges back from the same
+ * completion): every actor's shares and every break's path, excess and
+ * culprit must be those of walking them one after the other, at every
+ * eps, timing-only included, on one accounting thread and on two.
  */
 Test(critical, shared_walk_matches_separate_walks)
 {
-	size_t breaks = 0;
+	size_t breaks = against_reference(0xBF58476D1CE4E5B9ULL, 4, set_separate_walks, check_breaks);
 
-	for (unsigned long long seed = 1; seed <= 60; seed++) {
-		unsigned long long rs = seed * 0xBF58476D1CE4E5B9ULL;
-		struct fixture f;
-
-		random_schedule(&f, &rs, seed % 4 == 0);
-		for (int k = 0; k < 3; k++) {
-			struct critical_opts o;
-			struct critical_result *ref = NULL;
-
-			critical_opts_default(&o);
-			o.timing_only = k == 2;
-			o.epsilon_ns = k == 1 ? tu_rand_range(&rs, 1, 2000) * US : -1;
-			o.jobs = 1 + (int)(seed % 2);
-			run_critical(&f, &o);
-			o.separate_walks = true;
-			cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &ref), 0, "seed %llu mode %d", seed, k);
-			assert_same_result(f.r, ref, seed);
-			for (size_t i = 0; i < ref->nbreaks; i++)
-				cr_assert(f.r->breaks[i].release_excess_ns == ref->breaks[i].release_excess_ns,
-					  "seed %llu break %zu", seed, i);
-			breaks += ref->nbreaks;
-			critical__free(ref);
-		}
-		fx_free(&f);
-	}
 	cr_assert_gt(breaks, 100, "only %zu breaks compared", breaks);
 }
 
