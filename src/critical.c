@@ -908,6 +908,32 @@ struct sink {
 	struct segbuf *sb;
 };
 
+/* acc2's part of [a, b): what lies at or after h2; 0 without acc2. */
+static inline int64_t acc2_part(const struct sink *k, int64_t a, int64_t b)
+{
+	return k->acc2 && b > k->h2 ? b - (a > k->h2 ? a : k->h2) : 0;
+}
+
+/* Thread ow ran during [a, b) of the walk. */
+static void sink_run(const struct sink *k, uint32_t ow, int64_t a, int64_t b)
+{
+	int64_t x = acc2_part(k, a, b);
+
+	acc_run(k->acc, ow, b - a);
+	if (x > 0)
+		acc_run(k->acc2, ow, x);
+}
+
+/* [a, b) of the walk went to category cat. */
+static void sink_cat(const struct sink *k, uint8_t cat, uint16_t sub, int64_t a, int64_t b)
+{
+	int64_t x = acc2_part(k, a, b);
+
+	acc_cat(k->acc, cat, sub, b - a);
+	if (x > 0)
+		acc_cat(k->acc2, cat, sub, x);
+}
+
 struct walker {
 	const struct model *m;
 	const struct prec_graph *g;
@@ -1013,9 +1039,7 @@ static void account_release(const struct walker *w, const struct sink *k, uint32
 		account_wait(w, k, v, r > horizon ? r : horizon, s, CRIT_CAT_WAKEUP, 0, wk->target_cpu);
 	}
 	if (r > horizon) {
-		acc_cat(k->acc, cat, sub, r - horizon);
-		if (k->acc2 && r > k->h2)
-			acc_cat(k->acc2, cat, sub, r - k->h2);
+		sink_cat(k, cat, sub, horizon, r);
 		seg_push(k->sb, (struct crit_seg){ .start_ns = horizon + m->t0, .end_ns = r + m->t0,
 						.thread = owner_of(m, v), .holder = CRIT_NONE,
 						.kind = CRIT_SEG_RELEASE, .cat = cat, .sub = sub });
@@ -1058,9 +1082,7 @@ static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t hori
 			e = end;
 		a = s > horizon ? s : horizon;
 		if (e > a) {
-			acc_run(k->acc, owner_of(m, v), e - a);
-			if (k->acc2 && e > k->h2)
-				acc_run(k->acc2, owner_of(m, v), e - (a > k->h2 ? a : k->h2));
+			sink_run(k, owner_of(m, v), a, e);
 			seg_push(k->sb, (struct crit_seg){ .start_ns = a + m->t0, .end_ns = e + m->t0,
 							.thread = owner_of(m, v), .holder = CRIT_NONE,
 							.kind = CRIT_SEG_RUN });
@@ -1275,8 +1297,7 @@ static void find_culprit(struct crit_break *b, const struct crit_share *ref, siz
  * culprit is then measured against the same windows of every invocation
  * (from the start of the one before to its completion), so that what a
  * normal period holds (a timer, the actor's own work) cancels out.
- */
-/*
+ *
  * The path into break k of actor a: into task v, completed at end, from the
  * horizon h (the start of the invocation before the late one). False when
  * the break has no path (its invocation's end was not recorded).
@@ -1291,6 +1312,12 @@ static bool break_window(const struct model *m, const struct actor *a, size_t k,
 	*v = completion(m, a, ab->late, end);
 	*h = ab->start_ns - m->t0 < 0 ? 0 : ab->start_ns - m->t0;
 	return *v != CRIT_NONE && *end > *h;
+}
+
+/* How many stretches the path of break slot keeps (mark_kept; keep NULL: all). */
+static size_t break_segs(const uint8_t *keep, size_t slot)
+{
+	return keep && !keep[slot] ? 0 : CRIT_MAX_SEGS;
 }
 
 /* The accumulators of one accounting thread. */
@@ -1344,7 +1371,7 @@ static int account_actor_breaks(struct critical_result *res, const struct walker
 			b->actor = ai;
 			b->brk = k;
 			b->lateness_ns = a->breaks[k].lateness_ns;
-			err = path_into(w, v, end, h, &ac->brk, keep && !keep[slot + k] ? 0 : CRIT_MAX_SEGS, &b->path);
+			err = path_into(w, v, end, h, &ac->brk, break_segs(keep, slot + k), &b->path);
 		}
 		if (!err)
 			find_culprit(b, ref, nref, nwin);
@@ -1397,7 +1424,7 @@ static int walk_invocation(struct critical_result *res, const struct walker *w, 
 	b->actor = ai;
 	b->brk = brk;
 	b->lateness_ns = a->breaks[brk].lateness_ns;
-	sb.limit = keep && !keep[slot + brk] ? 0 : CRIT_MAX_SEGS;
+	sb.limit = break_segs(keep, slot + brk);
 	ntasks = walk(w, v, end, h, &(struct sink){ .acc = &ac->brk, .acc2 = inv ? ac->inv : NULL, .h2 = horizon,
 						   .sb = &sb });
 	acc_add(&ac->ref, &ac->brk);
