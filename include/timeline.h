@@ -178,7 +178,20 @@ struct tl_event {
 	uint8_t kind;
 };
 
-int timeline__stream(const struct timeline *tl, struct tl_event **out, size_t *n);
+/* A stretch of time, both ends included. */
+struct tl_span {
+	uint64_t start, end;
+};
+
+/*
+ * The events at times inside any of spans[0..nspans) (in any order,
+ * overlapping or not), or all events when spans is NULL, in time order
+ * (ties: runs, system calls, wakeups, IRQs, gaps, each in its array's
+ * order): *out (malloc'd), *n. A pattern search reads a few thousand
+ * windows, a fraction of a long recording. 0 or -ENOMEM.
+ */
+int timeline__stream(const struct timeline *tl, const struct tl_span *spans, size_t nspans,
+		     struct tl_event **out, size_t *n);
 /* First event with ts >= t. */
 size_t timeline__lower_bound(const struct tl_event *ev, size_t n, uint64_t t);
 

@@ -354,8 +354,6 @@ struct prep {
 	const struct period_window *w;
 	size_t n;
 	struct patterns_opts o;		/* vocab.drop_thread set */
-	struct tl_event *ev;
-	size_t nev;
 	struct vocab *v;
 	struct vocab_seq seq;		/* the symbolised windows, one after another */
 	size_t *off;			/* per window: into seq.sym, SIZE_MAX until symbolised */
@@ -367,7 +365,6 @@ struct prep {
 
 static void prep_free(struct prep *p)
 {
-	free(p->ev);
 	vocab__free(p->v);
 	vocab_seq__free(&p->seq);
 	free(p->off);
@@ -405,23 +402,14 @@ static int prep_init(struct prep *p, const struct timeline *tl, const struct per
 	return 0;
 }
 
-static int prep_window(struct prep *p, size_t i)
+static int prep_window(struct prep *p, const struct tl_event *ev, size_t nev, size_t i)
 {
 	const struct period_window *x = &p->w[i];
 	size_t base = p->seq.n, cut = p->seq.truncated;
 	uint64_t ev0 = p->seq.events;
 	int err;
 
-	if (p->off[i] != SIZE_MAX)
-		return 0;
-	if (!p->v) {
-		err = timeline__stream(p->tl, &p->ev, &p->nev);
-		if (!err)
-			err = vocab__new(p->tl, &p->v);
-		if (err)
-			return err;
-	}
-	err = vocab__window(p->v, p->ev, p->nev, x->start_ns < 0 ? 0 : (uint64_t)x->start_ns,
+	err = vocab__window(p->v, ev, nev, x->start_ns < 0 ? 0 : (uint64_t)x->start_ns,
 			    x->end_ns < 0 ? 0 : (uint64_t)x->end_ns, x->end_closed, &p->o.vocab, &p->seq,
 			    &p->len[i]);
 	if (err)
@@ -430,6 +418,43 @@ static int prep_window(struct prep *p, size_t i)
 	p->events[i] = p->seq.events - ev0;
 	p->cut[i] = p->seq.truncated != cut;
 	return 0;
+}
+
+/*
+ * Symbolises the windows idx[side][0..nidx[side]) not done yet, in that
+ * order (symbol ids go by first use), from a stream of their events only.
+ */
+static int prep_windows(struct prep *p, size_t *const idx[2], const size_t nidx[2])
+{
+	struct tl_span *sp = malloc((nidx[0] + nidx[1] + 1) * sizeof(*sp));
+	struct tl_event *ev = NULL;
+	size_t nsp = 0, nev = 0;
+	int err = 0;
+
+	if (!sp)
+		return -ENOMEM;
+	for (int side = 0; side < 2; side++)
+		for (size_t j = 0; j < nidx[side]; j++) {
+			const struct period_window *x = &p->w[idx[side][j]];
+
+			if (p->off[idx[side][j]] == SIZE_MAX)
+				sp[nsp++] = (struct tl_span){ x->start_ns < 0 ? 0 : (uint64_t)x->start_ns,
+							      x->end_ns < 0 ? 0 : (uint64_t)x->end_ns };
+		}
+	if (!nsp)
+		goto out;
+	if (!p->v)
+		err = vocab__new(p->tl, &p->v);
+	if (!err)
+		err = timeline__stream(p->tl, sp, nsp, &ev, &nev);
+	for (int side = 0; !err && side < 2; side++)
+		for (size_t j = 0; !err && j < nidx[side]; j++)
+			if (p->off[idx[side][j]] == SIZE_MAX)
+				err = prep_window(p, ev, nev, idx[side][j]);
+	free(ev);
+out:
+	free(sp);
+	return err;
 }
 
 /*
@@ -504,12 +529,9 @@ static int mine_level(struct prep *p, const bool *pos_sel, struct patterns_resul
 	ms = malloc(((size_t)r->npos + r->nneg) * sizeof(*ms));
 	if (!ms)
 		goto fail;
-	for (int side = 0; side < 2; side++)
-		for (size_t j = 0; j < nidx[side]; j++) {
-			err = prep_window(p, idx[side][j]);
-			if (err)
-				goto fail;
-		}
+	err = prep_windows(p, idx, nidx);
+	if (err)
+		goto fail;
 	/* Pointers only now: symbolising may have moved seq.sym. */
 	for (int side = 0, k = 0; side < 2; side++)
 		for (size_t j = 0; j < nidx[side]; j++, k++) {

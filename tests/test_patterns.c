@@ -1018,7 +1018,7 @@ static void naive_build(struct naive *nv, const struct sched *sc)
 		struct tl_event *ev;
 		size_t nev;
 
-		cr_assert_eq(timeline__stream(sc->tl, &ev, &nev), 0);
+		cr_assert_eq(timeline__stream(sc->tl, NULL, 0, &ev, &nev), 0);
 		for (size_t i = 0; i < nev; i++) {
 			char name[64];
 			int id;

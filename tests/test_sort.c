@@ -169,6 +169,36 @@ Test(sort, interleaved_cpu_streams)
 }
 
 /*
+ * A timeline's stream before sorting: each thread's events in time order,
+ * the threads one after another, their times interleaved and often equal
+ * (ties across threads keep the concatenation's order), 1 to 300 threads.
+ */
+Test(sort, grouped_by_thread)
+{
+	static const size_t nthreads[] = { 1, 2, 3, 17, 300 };
+	enum { N = 60000 };
+	struct sort_pair *a = malloc(N * sizeof(*a));
+
+	cr_assert(a);
+	for (size_t k = 0; k < sizeof(nthreads) / sizeof(nthreads[0]); k++) {
+		unsigned long long seed = 31337 + k;
+		size_t n = 0;
+
+		for (size_t th = 0; th < nthreads[k]; th++) {
+			size_t len = N / nthreads[k] - tu_rand(&seed) % (N / nthreads[k] / 2 + 1);
+			uint64_t ts = tu_rand(&seed) % 100;
+
+			for (size_t i = 0; i < len; i++, n++) {
+				ts += tu_rand(&seed) % 4;	/* a quarter of the steps are ties */
+				a[n] = (struct sort_pair){ ts, th };
+			}
+		}
+		check(a, n, "grouped by thread", seed);
+	}
+	free(a);
+}
+
+/*
  * Sizes and spans that take the radix path (many runs, at least 2048 pairs):
  * keys spanning 1 to 64 bits, so the last digit is partial or the only one,
  * with duplicates so that stability is seen.

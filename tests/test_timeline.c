@@ -878,40 +878,62 @@ Test(timeline, targets_and_the_recorder)
 
 /* ---- the stream and missing data ---- */
 
-/* Every run, syscall, wakeup, IRQ and gap once, in time order; lower_bound against a scan. */
-static void check_stream(const struct timeline *tl)
+struct ref_ev {
+	uint64_t ts;
+	int kind;
+	size_t idx;
+};
+
+static int cmp_ref_ev(const void *a, const void *b)
+{
+	const struct ref_ev *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static bool in_spans(uint64_t ts, const struct tl_span *sp, size_t nsp)
+{
+	if (!sp)
+		return true;
+	for (size_t i = 0; i < nsp; i++)
+		if (sp[i].start <= ts && ts <= sp[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * Every run, syscall, wakeup, IRQ and gap inside the spans (all without)
+ * once, in the order of a qsort of (time, kind, index); lower_bound
+ * against a scan.
+ */
+static void check_stream_in(const struct timeline *tl, const struct tl_span *sp, size_t nsp)
 {
 	struct tl_event *ev;
-	size_t n;
-	uint8_t *seen[6] = { NULL };
-	size_t count[6];
+	struct ref_ev *ref;
+	size_t n, k = 0;
 
-	cr_assert_eq(timeline__stream(tl, &ev, &n), 0);
-	count[TL_EV_RUN] = tl->nruns;
-	count[TL_EV_SYSCALL] = tl->nsc;
-	count[TL_EV_WAKEUP] = tl->nwk;
-	count[TL_EV_IRQ] = tl->nirqs;
-	count[TL_EV_GAP] = tl->ngaps;
-	cr_assert_eq(n, tl->nruns + tl->nsc + tl->nwk + tl->nirqs + tl->ngaps);
-	for (int k = TL_EV_RUN; k <= TL_EV_GAP; k++)
-		seen[k] = calloc(count[k] + 1, 1);
+	cr_assert_eq(timeline__stream(tl, sp, nsp, &ev, &n), 0);
+	ref = malloc((tl->nruns + tl->nsc + tl->nwk + tl->nirqs + tl->ngaps + 1) * sizeof(*ref));
+#define REF(count, tsexpr, kind)						\
+	for (size_t i = 0; i < (count); i++)					\
+		if (in_spans((tsexpr), sp, nsp))				\
+			ref[k++] = (struct ref_ev){ (tsexpr), (kind), i }
+	REF(tl->nruns, tl->runs[i].start, TL_EV_RUN);
+	REF(tl->nsc, tl->sc[i].start, TL_EV_SYSCALL);
+	REF(tl->nwk, tl->wk[i].ts, TL_EV_WAKEUP);
+	REF(tl->nirqs, tl->irqs[i].start, TL_EV_IRQ);
+	REF(tl->ngaps, tl->gaps[i].start, TL_EV_GAP);
+#undef REF
+	cr_assert_eq(n, k, "%zu events, want %zu (%zu spans)", n, k, nsp);
+	qsort(ref, n, sizeof(*ref), cmp_ref_ev);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t ts = 0;
-
-		cr_assert(ev[i].kind >= TL_EV_RUN && ev[i].kind <= TL_EV_GAP);
-		cr_assert_lt(ev[i].idx, count[ev[i].kind]);
-		cr_assert_not(seen[ev[i].kind][ev[i].idx], "event listed twice");
-		seen[ev[i].kind][ev[i].idx] = 1;
-		switch (ev[i].kind) {
-		case TL_EV_RUN: ts = tl->runs[ev[i].idx].start; break;
-		case TL_EV_SYSCALL: ts = tl->sc[ev[i].idx].start; break;
-		case TL_EV_WAKEUP: ts = tl->wk[ev[i].idx].ts; break;
-		case TL_EV_IRQ: ts = tl->irqs[ev[i].idx].start; break;
-		case TL_EV_GAP: ts = tl->gaps[ev[i].idx].start; break;
-		}
-		cr_assert_eq(ev[i].ts, ts);
-		if (i)
-			cr_assert_geq(ev[i].ts, ev[i - 1].ts);
+		cr_assert_eq(ev[i].kind, ref[i].kind, "event %zu", i);
+		cr_assert_eq(ev[i].idx, ref[i].idx, "event %zu", i);
+		cr_assert_eq(ev[i].ts, ref[i].ts, "event %zu", i);
 	}
 	for (uint64_t q = 0; q < tl->end + 100; q += 37) {
 		size_t want = 0;
@@ -921,9 +943,34 @@ static void check_stream(const struct timeline *tl)
 		cr_assert_eq(timeline__lower_bound(ev, n, q), want);
 	}
 	cr_expect_eq(timeline__lower_bound(ev, 0, 5), 0);
-	for (int k = TL_EV_RUN; k <= TL_EV_GAP; k++)
-		free(seen[k]);
+	free(ref);
 	free(ev);
+}
+
+/* The whole stream, then random sets of spans: unsorted, overlapping, nested, inverted, none. */
+static void check_stream(const struct timeline *tl)
+{
+	unsigned long long seed = 4242;
+	struct tl_span sp[40];
+
+	check_stream_in(tl, NULL, 0);
+	check_stream_in(tl, sp, 0);
+	for (int round = 0; round < 30; round++) {
+		size_t nsp = 1 + tu_rand(&seed) % 40;
+
+		for (size_t i = 0; i < nsp; i++) {
+			uint64_t a = tu_rand(&seed) % (tl->end + 50), len = tu_rand(&seed) % (tl->end / 8 + 2);
+
+			sp[i] = (struct tl_span){ a, a + len };
+			if (i && tu_rand(&seed) % 4 == 0)	/* inside the one before */
+				sp[i] = (struct tl_span){ sp[i - 1].start + len / 4, sp[i - 1].start + len / 3 };
+			if (tu_rand(&seed) % 10 == 0)	/* inverted: empty */
+				sp[i] = (struct tl_span){ a + 5, a };
+			if (tu_rand(&seed) % 10 == 0)	/* one instant */
+				sp[i] = (struct tl_span){ a, a };
+		}
+		check_stream_in(tl, sp, nsp);
+	}
 }
 
 Test(timeline, stream_is_sorted_and_complete)
@@ -963,7 +1010,7 @@ Test(timeline, empty_trace)
 	cr_expect_eq(tl->nthreads, 1);
 	cr_expect_eq(tl->threads[0].nrun, 0);
 	cr_expect_eq(tl->threads[0].run_ns, 0);
-	cr_assert_eq(timeline__stream(tl, &ev, &n), 0);
+	cr_assert_eq(timeline__stream(tl, NULL, 0, &ev, &n), 0);
 	cr_expect_eq(n, 0);
 	free(ev);
 	cr_expect_not(timeline__missing(tl, -1, 0, UINT64_MAX));

@@ -635,7 +635,7 @@ Test(trace, hostile_records_through_the_timeline, .timeout = 120)
 		t = tb_load(&b);
 		cr_assert_eq(timeline__build(t, NULL, &tl), 0, "seed %llu", s0);
 		cr_assert_geq(tl->ncpus, t->ncpus);
-		cr_assert_eq(timeline__stream(tl, &ev, &n), 0);
+		cr_assert_eq(timeline__stream(tl, NULL, 0, &ev, &n), 0);
 		cr_assert_eq(n, tl->nruns + tl->nsc + tl->nwk + tl->nirqs + tl->ngaps);
 		for (size_t i = 1; i < n; i++)
 			cr_assert_geq(ev[i].ts, ev[i - 1].ts);

@@ -23,7 +23,7 @@ static void fix_open(struct fix *f, struct synth *s)
 {
 	f->t = synth_finish(s);
 	cr_assert_eq(timeline__build(f->t, NULL, &f->tl), 0);
-	cr_assert_eq(timeline__stream(f->tl, &f->ev, &f->nev), 0);
+	cr_assert_eq(timeline__stream(f->tl, NULL, 0, &f->ev, &f->nev), 0);
 	cr_assert_eq(vocab__new(f->tl, &f->v), 0);
 }
 
