@@ -38,6 +38,8 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,8 +201,16 @@ struct ctx {
 	struct invocations_opts inv_opts;
 	struct period_opts popts;
 	size_t min_runs, min_inv;
+	int jobs;
 
-	/* scratch, grown to the largest actor */
+	/* missing data */
+	uint64_t gap_maxlen;
+
+	size_t cap_v, cap_skip;
+};
+
+/* One study's scratch, grown to the largest actor it studies. */
+struct work {
 	size_t cap;
 	struct invoc_fragment *frag;
 	struct invocation *out, *out2;
@@ -209,11 +219,14 @@ struct ctx {
 	int64_t *scratch;
 	struct period_break *pb;
 	struct invocations_ws *ws;
+};
 
-	/* missing data */
-	uint64_t gap_maxlen;
-
-	size_t cap_v, cap_skip;
+/* What studying one candidate gave: an actor, or the reason it was skipped. */
+struct studied {
+	struct actor a;
+	bool have;
+	const char *skip;
+	size_t skip_count;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -235,21 +248,21 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int ctx_reserve(struct ctx *c, size_t n)
+static int work_reserve(struct work *w, size_t n)
 {
-	size_t cap = c->cap ? c->cap : 64;
+	size_t cap = w->cap ? w->cap : 64;
 	void *p;
 
-	if (n <= c->cap)
+	if (n <= w->cap)
 		return 0;
 	while (cap < n)
 		cap *= 2;
 #define RE(field)                                                    \
 	do {                                                         \
-		p = realloc(c->field, cap * sizeof(*c->field));      \
+		p = realloc(w->field, cap * sizeof(*w->field));      \
 		if (!p)                                              \
 			return -ENOMEM;                              \
-		c->field = p;                                        \
+		w->field = p;                                        \
 	} while (0)
 	RE(frag);
 	RE(out);
@@ -259,7 +272,7 @@ static int ctx_reserve(struct ctx *c, size_t n)
 	RE(scratch);
 	RE(pb);
 #undef RE
-	c->cap = cap;
+	w->cap = cap;
 	return 0;
 }
 
@@ -323,12 +336,11 @@ static void measure_gaps(struct ctx *c)
 }
 
 /*
- * The fragments of a candidate into c->frag (and c->idx for syscalls).
+ * The fragments of a candidate into w->frag (and w->idx for syscalls).
  * Returns their number; *ncut gets the runs left out at the start.
  */
-static size_t gather(struct ctx *c, const struct cand *cd, size_t *ncut)
+static size_t gather(const struct timeline *tl, struct work *w, const struct cand *cd, size_t *ncut)
 {
-	const struct timeline *tl = c->tl;
 	const struct tl_thread *th = &tl->threads[cd->thread];
 	size_t m = 0;
 
@@ -353,12 +365,12 @@ static size_t gather(struct ctx *c, const struct cand *cd, size_t *ncut)
 			int64_t s = runs[j].start;
 
 			/* An uncertain start is an estimate; keep the order exact. */
-			if (m && s < c->frag[m - 1].start_ns)
-				s = c->frag[m - 1].start_ns;
-			c->frag[m].start_ns = s;
-			c->frag[m].end_ns = (int64_t)runs[j].end > s ? (int64_t)runs[j].end : s;
-			c->frag[m].preempted = runs[j].end_state == QT_END_PREEMPTED;
-			c->idx[m] = th->run0 + j;
+			if (m && s < w->frag[m - 1].start_ns)
+				s = w->frag[m - 1].start_ns;
+			w->frag[m].start_ns = s;
+			w->frag[m].end_ns = (int64_t)runs[j].end > s ? (int64_t)runs[j].end : s;
+			w->frag[m].preempted = runs[j].end_state == QT_END_PREEMPTED;
+			w->idx[m] = th->run0 + j;
 			m++;
 		}
 	} else {
@@ -367,10 +379,10 @@ static size_t gather(struct ctx *c, const struct cand *cd, size_t *ncut)
 
 			if (sc->nr != cd->nr || (cd->has_arg0 && sc->arg0 != cd->arg0))
 				continue;
-			c->frag[m].start_ns = sc->start;
-			c->frag[m].end_ns = sc->end > sc->start ? (int64_t)sc->end : (int64_t)sc->start;
-			c->frag[m].preempted = false;
-			c->idx[m] = j;
+			w->frag[m].start_ns = sc->start;
+			w->frag[m].end_ns = sc->end > sc->start ? (int64_t)sc->end : (int64_t)sc->start;
+			w->frag[m].preempted = false;
+			w->idx[m] = j;
 			m++;
 		}
 	}
@@ -420,9 +432,9 @@ static void actor_release(struct actor *a)
  * The split rule (see the top of this file): when the segments alone (every
  * voluntary pause a boundary) already make a periodic actor, no invocation
  * may span a pause longer than max_gap_frac x their median interval.
- * Rewrites c->out[0..*m); returns the number of splits or -errno.
+ * Rewrites w->out[0..*m); returns the number of splits or -errno.
  */
-static long split_periodic(struct ctx *c, size_t n, size_t *m)
+static long split_periodic(const struct ctx *c, struct work *w, size_t n, size_t *m)
 {
 	struct period_stats st;
 	size_t ns = 0, m2 = 0, si = 1;
@@ -431,9 +443,9 @@ static long split_periodic(struct ctx *c, size_t n, size_t *m)
 	int err;
 
 	for (size_t j = 0; j < n; j++)
-		if (j == 0 || !c->frag[j - 1].preempted)
-			c->t[ns++] = c->frag[j].start_ns;
-	err = period_analyze(c->t, ns, &c->popts, &st, NULL, c->scratch);
+		if (j == 0 || !w->frag[j - 1].preempted)
+			w->t[ns++] = w->frag[j].start_ns;
+	err = period_analyze(w->t, ns, &c->popts, &st, NULL, w->scratch);
 	if (err)
 		return err;
 	if (!st.periodic)
@@ -441,18 +453,18 @@ static long split_periodic(struct ctx *c, size_t n, size_t *m)
 	limit = c->inv_opts.max_gap_frac * st.period_ns;
 	/* Walk invocations and segment starts together, as invocations_build does. */
 	for (size_t k = 0, j = 1; k < *m; k++) {
-		c->out2[m2++] = c->out[k];
-		for (; j < n && j <= c->out[k].last; j++) {
-			if (c->frag[j - 1].preempted)
+		w->out2[m2++] = w->out[k];
+		for (; j < n && j <= w->out[k].last; j++) {
+			if (w->frag[j - 1].preempted)
 				continue;
-			if (j > c->out[k].first && (double)(c->t[si] - c->t[si - 1]) > limit) {
-				struct invocation *cur = &c->out2[m2 - 1];
+			if (j > w->out[k].first && (double)(w->t[si] - w->t[si - 1]) > limit) {
+				struct invocation *cur = &w->out2[m2 - 1];
 
 				cur->last = j - 1;
-				cur->end_ns = c->frag[j - 1].end_ns;
-				c->out2[m2] = c->out[k];
-				c->out2[m2].first = j;
-				c->out2[m2].start_ns = c->frag[j].start_ns;
+				cur->end_ns = w->frag[j - 1].end_ns;
+				w->out2[m2] = w->out[k];
+				w->out2[m2].first = j;
+				w->out2[m2].start_ns = w->frag[j].start_ns;
 				m2++;
 				splits++;
 			}
@@ -460,44 +472,49 @@ static long split_periodic(struct ctx *c, size_t n, size_t *m)
 		}
 	}
 	if (splits) {
-		memcpy(c->out, c->out2, m2 * sizeof(*c->out));
+		memcpy(w->out, w->out2, m2 * sizeof(*w->out));
 		*m = m2;
 	}
 	return splits;
 }
 
 /*
- * Studies one candidate; appends it to c->r->v, or to the skipped list when
- * a default actor has too little activity. 0 or -ENOMEM.
+ * Studies one candidate with the scratch w: an actor into *out, or why a
+ * default actor with too little activity is skipped. Reads c only, so
+ * candidates can be studied side by side. 0 or -ENOMEM.
  */
-static int study(struct ctx *c, const struct cand *cd)
+static int study(const struct ctx *c, struct work *w, const struct cand *cd, struct studied *out)
 {
 	const struct timeline *tl = c->tl;
 	const struct tl_thread *th = &tl->threads[cd->thread];
-	struct actors_result *r = c->r;
 	struct actor a = { 0 };
 	size_t n, ninv = 0, ncut;
 	int64_t tstart, tend;
 	int err;
 
-	if (!cd->from_spec && th->nrun < c->min_runs)
-		return add_skip(c, cd->thread, "too few runs", th->nrun);
-	err = ctx_reserve(c, cand_size(c, cd) + 1);
+	memset(out, 0, sizeof(*out));
+	if (!cd->from_spec && th->nrun < c->min_runs) {
+		*out = (struct studied){ .skip = "too few runs", .skip_count = th->nrun };
+		return 0;
+	}
+	err = work_reserve(w, cand_size(c, cd) + 1);
 	if (err)
 		return err;
-	n = gather(c, cd, &ncut);
-	err = invocations_build(c->frag, n, &c->inv_opts, c->ws, c->out, &ninv, &a.info);
+	n = gather(tl, w, cd, &ncut);
+	err = invocations_build(w->frag, n, &c->inv_opts, w->ws, w->out, &ninv, &a.info);
 	if (err)
 		return err;
 	if (c->inv_opts.max_gap_frac > 0) {
-		long s = split_periodic(c, n, &ninv);
+		long s = split_periodic(c, w, n, &ninv);
 
 		if (s < 0)
 			return s;
 		a.nsplit = s;
 	}
-	if (!cd->from_spec && ninv < c->min_inv)
-		return add_skip(c, cd->thread, "too few invocations", ninv);
+	if (!cd->from_spec && ninv < c->min_inv) {
+		*out = (struct studied){ .skip = "too few invocations", .skip_count = ninv };
+		return 0;
+	}
 
 	a.kind = cd->kind;
 	a.thread = cd->thread;
@@ -517,13 +534,13 @@ static int study(struct ctx *c, const struct cand *cd)
 	}
 	a.ninv = ninv;
 	for (size_t k = 0; k < ninv; k++) {
-		a.inv[k].start_ns = c->out[k].start_ns;
-		a.inv[k].end_ns = c->out[k].end_ns;
-		a.inv[k].first = c->idx[c->out[k].first];
-		a.inv[k].last = c->idx[c->out[k].last];
-		c->t[k] = c->out[k].start_ns;
+		a.inv[k].start_ns = w->out[k].start_ns;
+		a.inv[k].end_ns = w->out[k].end_ns;
+		a.inv[k].first = w->idx[w->out[k].first];
+		a.inv[k].last = w->idx[w->out[k].last];
+		w->t[k] = w->out[k].start_ns;
 	}
-	err = period_analyze(c->t, ninv, &c->popts, &a.st, c->pb, c->scratch);
+	err = period_analyze(w->t, ninv, &c->popts, &a.st, w->pb, w->scratch);
 	if (err)
 		goto fail;
 	a.breaks = malloc((a.st.periodic && a.st.n_breaks ? a.st.n_breaks : 1) * sizeof(*a.breaks));
@@ -533,13 +550,13 @@ static int study(struct ctx *c, const struct cand *cd)
 	}
 	/* SATM looks for breaks only once the actor is known to be periodic. */
 	for (size_t b = 0; a.st.periodic && b < a.st.n_breaks; b++) {
-		const struct period_break *pb = &c->pb[b];
+		const struct period_break *pb = &w->pb[b];
 		struct actor_break *x = &a.breaks[a.nbreaks++];
 
 		x->before = pb->before;
 		x->late = pb->late;
-		x->start_ns = c->t[pb->before];
-		x->end_ns = c->t[pb->late];
+		x->start_ns = w->t[pb->before];
+		x->end_ns = w->t[pb->late];
 		x->interval_ns = pb->interval_ns;
 		x->lateness_ns = (int64_t)(pb->lateness_ns + (pb->lateness_ns < 0 ? -0.5 : 0.5));
 		x->data_missing = interval_missing(c, th->tid, x->start_ns, x->end_ns);
@@ -550,22 +567,126 @@ static int study(struct ctx *c, const struct cand *cd)
 	}
 	a.breaking = a.nbreaks > a.nbreaks_missing;
 	if (ninv) {
-		tstart = (int64_t)tl->start < c->t[0] ? (int64_t)tl->start : c->t[0];
-		tend = (int64_t)tl->end > c->t[ninv - 1] ? (int64_t)tl->end : c->t[ninv - 1];
-		err = period_split(c->t, ninv, &a.st, tstart, tend, a.windows, &a.nwindows);
+		tstart = (int64_t)tl->start < w->t[0] ? (int64_t)tl->start : w->t[0];
+		tend = (int64_t)tl->end > w->t[ninv - 1] ? (int64_t)tl->end : w->t[ninv - 1];
+		err = period_split(w->t, ninv, &a.st, tstart, tend, a.windows, &a.nwindows);
 		if (err)
 			goto fail;
 		if (!a.st.periodic)
-			for (size_t w = 0; w < a.nwindows; w++)
-				a.windows[w].positive = false;
+			for (size_t k = 0; k < a.nwindows; k++)
+				a.windows[k].positive = false;
 	}
-	err = grow((void **)&r->v, &c->cap_v, r->n + 1, sizeof(*r->v));
-	if (err)
-		goto fail;
-	r->v[r->n++] = a;
+	out->a = a;
+	out->have = true;
 	return 0;
 fail:
 	actor_release(&a);
+	return err;
+}
+
+/* The candidate's actor or skip into the result, in candidate order. */
+static int keep_studied(struct ctx *c, const struct cand *cd, struct studied *s)
+{
+	struct actors_result *r = c->r;
+	int err;
+
+	if (s->skip)
+		return add_skip(c, cd->thread, s->skip, s->skip_count);
+	if (!s->have)
+		return 0;
+	err = grow((void **)&r->v, &c->cap_v, r->n + 1, sizeof(*r->v));
+	if (err)
+		return err;
+	r->v[r->n++] = s->a;
+	s->have = false;
+	return 0;
+}
+
+static void work_free(struct work *w)
+{
+	free(w->frag);
+	free(w->out);
+	free(w->out2);
+	free(w->idx);
+	free(w->t);
+	free(w->scratch);
+	free(w->pb);
+	invocations_ws_free(w->ws);
+}
+
+struct study_job {
+	const struct ctx *c;
+	const struct cand *cands;
+	size_t n;
+	struct studied *res;
+	atomic_size_t next;
+	atomic_bool failed;
+};
+
+struct study_worker {
+	struct study_job *job;
+	struct work w;
+	int err;
+};
+
+/* Takes the next candidate until none is left or a worker failed. */
+static void *study_work(void *arg)
+{
+	struct study_worker *sw = arg;
+	struct study_job *j = sw->job;
+
+	sw->w.ws = invocations_ws_new();
+	if (!sw->w.ws) {
+		sw->err = -ENOMEM;
+		atomic_store(&j->failed, true);
+		return NULL;
+	}
+	for (;;) {
+		size_t i = atomic_fetch_add(&j->next, 1);
+
+		if (i >= j->n || atomic_load(&j->failed))
+			break;
+		sw->err = study(j->c, &sw->w, &j->cands[i], &j->res[i]);
+		if (sw->err) {
+			atomic_store(&j->failed, true);
+			break;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Every candidate studied, on two threads where there are two CPUs and two
+ * candidates (a storm's busy threads are a million runs each, and each is
+ * studied alone), kept in candidate order whatever finished first.
+ */
+static int study_all(struct ctx *c, const struct cand *cands, size_t n)
+{
+	struct study_job job = { .c = c, .cands = cands, .n = n };
+	struct study_worker wk[2] = { { .job = &job }, { .job = &job } };
+	pthread_t th;
+	bool two = false;
+	int err = 0;
+
+	job.res = calloc(n ? n : 1, sizeof(*job.res));
+	if (!job.res)
+		return -ENOMEM;
+	atomic_init(&job.next, 0);
+	atomic_init(&job.failed, false);
+	if (c->jobs > 1 && n > 1)
+		two = !pthread_create(&th, NULL, study_work, &wk[1]);
+	study_work(&wk[0]);
+	if (two)
+		pthread_join(th, NULL);
+	err = wk[0].err ? wk[0].err : wk[1].err;
+	for (size_t i = 0; i < n && !err; i++)
+		err = keep_studied(c, &cands[i], &job.res[i]);
+	for (size_t i = 0; i < n; i++)
+		if (job.res[i].have)
+			actor_release(&job.res[i].a);
+	work_free(&wk[0].w);
+	work_free(&wk[1].w);
+	free(job.res);
 	return err;
 }
 
@@ -792,11 +913,28 @@ static uint64_t run_before_end(const struct timeline *tl, const struct tl_thread
 	return run > th->run0 ? tl->runs[run - 1].end : 0;
 }
 
-/* The wakeups thread th received with ts > lo: index into its wk_by_wakee slice. */
-static size_t wake_lower(const struct timeline *tl, const struct tl_thread *th, uint64_t lo_ts)
+/*
+ * The wakeups thread th received with ts > lo_ts: index into its
+ * wk_by_wakee slice, known to be at least from. A thread's invocations ask
+ * in time order, so the answer is a few wakeups on from the last one:
+ * galloping forward finds it without a search over all of them (a busy
+ * thread's million invocations each cost a score of cache misses so).
+ */
+static size_t wake_lower(const struct timeline *tl, const struct tl_thread *th, uint64_t lo_ts, size_t from)
 {
-	size_t lo = 0, hi = th->nwr;
+	size_t lo = from, hi, step = 1;
 
+	for (;;) {
+		hi = lo + step - 1;
+		if (hi >= th->nwr) {
+			hi = th->nwr;
+			break;
+		}
+		if (tl->wk[tl->wk_by_wakee[th->wr0 + hi]].ts > lo_ts)
+			break;
+		lo = hi + 1;
+		step *= 2;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -840,16 +978,20 @@ static int collect_edges(struct ctx *c, struct actor_edge **out, size_t *nout)
 	for (size_t b = 0; b < na; b++) {
 		const struct actor *B = &r->v[b];
 		const struct tl_thread *th = &tl->threads[B->thread];
+		uint64_t prev = 0;
 
 		ntouched = 0;
-		for (size_t k = 0; k < B->ninv; k++) {
+		for (size_t k = 0, from = 0; k < B->ninv; k++) {
 			const struct actor_invocation *iv = &B->inv[k];
 			uint64_t lo = B->kind == ACTOR_THREAD ?
 				run_before_end(tl, th, iv->first, 0) :
 				run_before_end(tl, th, SIZE_MAX, iv->start_ns);
 
 			cur++;
-			for (size_t j = wake_lower(tl, th, lo); j < th->nwr; j++) {
+			/* runs with an uncertain start may go back in time: search from the start */
+			from = wake_lower(tl, th, lo, lo < prev ? 0 : from);
+			prev = lo;
+			for (size_t j = from; j < th->nwr; j++) {
 				const struct tl_wakeup *w = &tl->wk[tl->wk_by_wakee[th->wr0 + j]];
 				int64_t wt = w->waking_ts && w->waking_ts <= w->ts ? w->waking_ts : w->ts;
 
@@ -1060,7 +1202,7 @@ int actors__analyse_opts(const struct timeline *tl, const struct analysis_opts *
 			 const struct actors_opts *ao, struct actors_result **out)
 {
 	static const struct actors_opts defaults;
-	struct ctx c = { .tl = tl };
+	struct ctx c = { .tl = tl, .jobs = o ? o->jobs : 1 };
 	struct cand *cands = NULL;
 	size_t ncands = 0;
 	int err;
@@ -1071,8 +1213,7 @@ int actors__analyse_opts(const struct timeline *tl, const struct analysis_opts *
 		ao = &defaults;
 	*out = NULL;
 	c.r = calloc(1, sizeof(*c.r));
-	c.ws = invocations_ws_new();
-	if (!c.r || !c.ws) {
+	if (!c.r) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1086,22 +1227,14 @@ int actors__analyse_opts(const struct timeline *tl, const struct analysis_opts *
 
 	measure_gaps(&c);
 	err = choose(&c, o, &cands, &ncands);
-	for (size_t i = 0; i < ncands && !err; i++)
-		err = study(&c, &cands[i]);
+	if (!err)
+		err = study_all(&c, cands, ncands);
 	if (!err)
 		err = build_edges(&c);
 	if (!err)
 		err = find_upstream(&c);
 out:
 	free(cands);
-	free(c.frag);
-	free(c.out);
-	free(c.out2);
-	free(c.idx);
-	free(c.t);
-	free(c.scratch);
-	free(c.pb);
-	invocations_ws_free(c.ws);
 	if (err) {
 		actors__free(c.r);
 		return err;

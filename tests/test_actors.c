@@ -142,6 +142,59 @@ static void world_free(struct world *w)
 	trace__free(w->t);
 }
 
+static void same_actor(const struct actor *x, const struct actor *y)
+{
+	cr_assert_str_eq(x->name, y->name);
+	cr_assert(x->kind == y->kind && x->thread == y->thread && x->ninv == y->ninv && x->nbreaks == y->nbreaks &&
+		  x->nwindows == y->nwindows && x->noccurrences == y->noccurrences && x->ncut == y->ncut,
+		  "%s", x->name);
+	cr_assert(x->st.period_ns == y->st.period_ns && x->st.q1_ns == y->st.q1_ns && x->st.q3_ns == y->st.q3_ns &&
+		  x->st.periodic == y->st.periodic && x->st.n_breaks == y->st.n_breaks, "%s: period", x->name);
+	cr_assert(!memcmp(x->inv, y->inv, x->ninv * sizeof(*x->inv)), "%s: invocations", x->name);
+	for (size_t k = 0; k < x->nbreaks; k++)
+		cr_assert(x->breaks[k].before == y->breaks[k].before && x->breaks[k].start_ns == y->breaks[k].start_ns &&
+			  x->breaks[k].end_ns == y->breaks[k].end_ns &&
+			  x->breaks[k].lateness_ns == y->breaks[k].lateness_ns &&
+			  x->breaks[k].data_missing == y->breaks[k].data_missing, "%s: break %zu", x->name, k);
+	for (size_t k = 0; k < x->nwindows; k++)
+		cr_assert(x->windows[k].start_ns == y->windows[k].start_ns &&
+			  x->windows[k].end_ns == y->windows[k].end_ns &&
+			  x->windows[k].positive == y->windows[k].positive &&
+			  x->windows[k].before == y->windows[k].before, "%s: window %zu", x->name, k);
+}
+
+/*
+ * The stage studies candidates on two threads when told it has two CPUs:
+ * the same actors, skips, edges and upstream actor as one thread gives, in
+ * the same order.
+ */
+static void check_side_by_side(const struct world *w, const char *const *specs, size_t nspecs)
+{
+	struct actors_result *r[2];
+	struct analysis_opts o;
+
+	analysis_opts_default(&o);
+	o.actor_specs = specs;
+	o.n_actor_specs = nspecs;
+	for (int j = 0; j < 2; j++) {
+		o.jobs = j + 1;
+		cr_assert_eq(actors__analyse_opts(w->tl, &o, NULL, &r[j]), 0);
+	}
+	cr_assert_eq(r[0]->n, r[1]->n);
+	for (size_t i = 0; i < r[0]->n; i++)
+		same_actor(&r[0]->v[i], &r[1]->v[i]);
+	cr_assert_eq(r[0]->nskipped, r[1]->nskipped);
+	for (size_t i = 0; i < r[0]->nskipped; i++)
+		cr_assert(r[0]->skipped[i].thread == r[1]->skipped[i].thread &&
+			  r[0]->skipped[i].count == r[1]->skipped[i].count &&
+			  !strcmp(r[0]->skipped[i].reason, r[1]->skipped[i].reason), "skip %zu", i);
+	cr_assert_eq(r[0]->nedges, r[1]->nedges);
+	cr_assert(!memcmp(r[0]->edges, r[1]->edges, r[0]->nedges * sizeof(*r[0]->edges)));
+	cr_assert_eq(r[0]->upstream, r[1]->upstream);
+	actors__free(r[0]);
+	actors__free(r[1]);
+}
+
 static const struct actor *actor_by_name(const struct actors_result *r, const char *name)
 {
 	for (size_t i = 0; i < r->n; i++)
@@ -446,6 +499,7 @@ Test(actors, pipeline_most_upstream_is_the_source)
 	cr_assert_eq(world_analyse(&w, only_down, 2, NULL), 0);
 	cr_assert_eq(w.r->n, 2);
 	cr_assert_str_eq(w.r->v[w.r->upstream].name, "dec/102");
+	check_side_by_side(&w, only_down, 2);
 	world_free(&w);
 }
 
@@ -479,6 +533,7 @@ Test(actors, back_pressure_does_not_make_a_cycle)
 	cr_assert_eq(w.r->edges[0].to, dec);
 	cr_assert_eq(w.r->upstream, src);
 	cr_assert(w.r->v[dec].fed);
+	check_side_by_side(&w, NULL, 0);
 	world_free(&w);
 }
 
@@ -509,6 +564,7 @@ Test(actors, unrelated_actors_earliest_break)
 	cr_assert_eq(w.r->nedges, 0);
 	cr_assert_eq(w.r->upstream, index_of(w.r, "b/102"));
 	cr_assert(!w.r->v[0].fed && !w.r->v[1].fed);
+	check_side_by_side(&w, NULL, 0);
 	world_free(&w);
 }
 
@@ -548,6 +604,7 @@ Test(actors, ping_pong_cycle)
 	cr_assert(w.r->v[a].breaking && w.r->v[b].breaking);
 	cr_assert(!w.r->v[a].fed && !w.r->v[b].fed, "in a cycle neither feeds the other");
 	cr_assert_eq(w.r->upstream, a);
+	check_side_by_side(&w, NULL, 0);
 	world_free(&w);
 }
 
@@ -804,6 +861,7 @@ Test(actors, syscall_actors)
 	cr_assert_eq(a->noccurrences, 150);
 	cr_assert_eq(a->ninv, 100);
 	cr_assert(a->st.periodic);
+	check_side_by_side(&w, specs, N(specs));
 	world_free(&w);
 }
 
@@ -938,6 +996,7 @@ Test(actors, skipped_threads_and_why)
 	cr_assert_eq(w.r->v[1].noccurrences, 12);
 	cr_assert_eq(w.r->nskipped, 0);
 	cr_assert_eq(world_analyse(&w, s + 2, 1, NULL), -EINVAL, "a glob does not pick qostrace's threads");
+	check_side_by_side(&w, NULL, 0);
 	world_free(&w);
 }
 
