@@ -36,7 +36,7 @@ endif
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wstrict-prototypes
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT)/skel $(WARN) -MMD -MP
-LDLIBS   := -lbpf -lelf -lz -lpthread -lm
+LDLIBS   := -lbpf -lelf -lz -ldeflate -lpthread -lm
 # The program allocates with jemalloc on transparent huge pages: the analysis
 # walks arrays of hundreds of MB, and on 4 KiB pages a third of its time went
 # to page faults (README.md, Performance). Sanitizer builds keep their own.

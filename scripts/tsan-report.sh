@@ -14,7 +14,7 @@ mkdir -p build/tsan
 # The Makefile's build links jemalloc, which TSan cannot watch: the sources
 # are built here with TSan's own allocator.
 ${CC:-cc} -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude -Ibuild/skel src/*.c \
-	-lbpf -lelf -lz -lpthread -lm -o build/tsan/qostrace || exit 1
+	-lbpf -lelf -lz -ldeflate -lpthread -lm -o build/tsan/qostrace || exit 1
 build/bench/gen_trace "$W/synthetic.qtrace" 300000 4 >/dev/null || exit 1
 inputs=("$W/synthetic.qtrace")
 if build/qostrace demo -o "$W/demo.qtrace" -n 150 >/dev/null 2>&1; then

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "log.h"
@@ -266,7 +267,8 @@ static bool crc_ok(uint32_t expected, const uint8_t *p, size_t len)
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 	return true;
 #else
-	return expected == (uint32_t)crc32(0, p, len);
+	/* libdeflate's CRC-32 is zlib's, several times faster on long buffers */
+	return expected == libdeflate_crc32(0, p, len);
 #endif
 }
 
@@ -465,6 +467,11 @@ struct tf_reader {
 	uint64_t next_seq;
 	uint8_t *raw, *data;
 	size_t raw_cap, data_cap;
+	/*
+	 * Blocks are zlib streams of known size, decompressed whole: libdeflate
+	 * does that about twice as fast as zlib's streaming inflate.
+	 */
+	struct libdeflate_decompressor *dd;
 	struct tf_damage damage;
 };
 
@@ -532,7 +539,9 @@ int tf_reader__open(const char *path, struct tf_reader **out, char *err, size_t 
 		return -EBADMSG;
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r || !(r->path = strdup(path))) {
+	if (!r || !(r->path = strdup(path)) || !(r->dd = libdeflate_alloc_decompressor())) {
+		if (r)
+			free(r->path);
 		free(r);
 		fclose(f);
 		snprintf(err, errlen, "%s: out of memory", path);
@@ -651,9 +660,10 @@ int tf_reader__next(struct tf_reader *r, struct tf_block *blk)
 			continue;
 		}
 		if (h.flags & TF_BLK_COMPRESSED) {
-			uLongf dlen = h.raw_len;
+			size_t dlen = 0;
 
-			if (uncompress(r->data, &dlen, r->raw, h.len) != Z_OK || dlen != h.raw_len) {
+			if (libdeflate_zlib_decompress(r->dd, r->raw, h.len, r->data, h.raw_len, &dlen) !=
+				    LIBDEFLATE_SUCCESS || dlen != h.raw_len) {
 				r->damage.corrupt_blocks++;
 				note_problem(r, at);
 				log_warn("%s: block %llu at offset %lld does not decompress: skipped", r->path,
@@ -706,6 +716,7 @@ void tf_reader__close(struct tf_reader *r)
 	if (!r)
 		return;
 	fclose(r->f);
+	libdeflate_free_decompressor(r->dd);
 	free(r->raw);
 	free(r->data);
 	free(r->path);

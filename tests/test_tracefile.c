@@ -804,6 +804,42 @@ Test(tracefile, crafted_blocks)
 	free(dir);
 }
 
+/*
+ * A zlib stream whose deflate data is whole but whose Adler-32 trailer is
+ * wrong (the block's CRC made to match): the decompressor checks the
+ * stream's own checksum too, and the block is skipped, the next one read.
+ */
+Test(tracefile, zlib_trailer_checked)
+{
+	char *dir = tu_tmpdir(), path[256];
+	uint8_t *buf = calloc(1, 1 << 16), z[256];
+	const char text[] = "key=value\n";
+	uLongf zlen = sizeof(z);
+	size_t at = TF_FILE_HDR_SIZE;
+	struct tfu_file f;
+
+	quiet();
+	snprintf(path, sizeof(path), "%s/adler", dir);
+	compress2(z, &zlen, (const Bytef *)text, strlen(text), 6);
+	tfu_file_hdr(buf);
+	z[zlen - 1] ^= 0x01;
+	at += tfu_craft(buf + at, TF_BLK_META, TF_BLK_COMPRESSED, z, zlen, strlen(text), 1, 0, 0);
+	z[zlen - 1] ^= 0x01;
+	at += tfu_craft(buf + at, TF_BLK_META, TF_BLK_COMPRESSED, z, zlen, strlen(text), 1, 7, 1);
+	tfu_write(path, buf, at);
+	tfu_read(path, &f);
+	cr_assert_eq(f.err, 0);
+	cr_assert_eq(f.n, 1);
+	cr_expect_eq(f.b[0].seq, 1);
+	cr_expect_eq(f.b[0].len, strlen(text));
+	cr_expect(!memcmp(f.b[0].data, text, strlen(text)));
+	cr_expect_eq(f.damage.corrupt_blocks, 1);
+	tfu_free(&f);
+	free(buf);
+	tu_rmdir(dir);
+	free(dir);
+}
+
 /* Sequence numbers: gaps and repeats are said, the blocks still read. */
 Test(tracefile, sequence_gaps_warned)
 {
