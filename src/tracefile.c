@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
-#include <zlib.h>
 
 #include "log.h"
 #include "tracefile.h"
@@ -254,7 +253,7 @@ static void hdr_pack(const struct tf_block_hdr *h, uint8_t *b)
 	PUT(24, 64, h->base_ts);
 	PUT(32, 64, h->seq);
 	PUT(40, 32, h->reserved);
-	PUT(44, 32, (uint32_t)crc32(0, b, HDR_CRC_SPAN));
+	PUT(44, 32, libdeflate_crc32(0, b, HDR_CRC_SPAN));
 #undef PUT
 }
 
@@ -301,6 +300,7 @@ static bool hdr_unpack(const uint8_t *b, struct tf_block_hdr *h)
 struct tf_writer {
 	int fd;
 	int zlevel;
+	struct libdeflate_compressor *zc;	/* zlib streams, whole blocks at once */
 	uint64_t seq;
 	uint64_t bytes;
 	int err;
@@ -367,6 +367,12 @@ int tf_writer__create(const char *path, bool force, int zlevel, struct tf_writer
 	w->fd = fd;
 	w->zlevel = zlevel;
 	w->bytes = sizeof(hdr);
+	if (zlevel > 0 && !(w->zc = libdeflate_alloc_compressor(zlevel))) {
+		free(w);
+		close(fd);
+		unlink(path);
+		return -ENOMEM;
+	}
 	*out = w;
 	return 0;
 }
@@ -387,8 +393,8 @@ int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *
 	if (len > TF_MAX_PAYLOAD)
 		return -E2BIG;
 	h.len = len;
-	if (w->zlevel > 0 && len > 0) {
-		uLongf zlen = compressBound(len);
+	if (w->zc && len > 0) {
+		size_t zlen = libdeflate_zlib_compress_bound(w->zc, len);
 
 		if (zlen > w->zcap) {
 			uint8_t *nb = realloc(w->zbuf, zlen);
@@ -398,7 +404,8 @@ int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *
 			w->zbuf = nb;
 			w->zcap = zlen;
 		}
-		if (compress2(w->zbuf, &zlen, payload, len, w->zlevel) != Z_OK)
+		zlen = libdeflate_zlib_compress(w->zc, payload, len, w->zbuf, zlen);
+		if (!zlen)
 			return -EIO;
 		/*
 		 * Data that does not shrink is stored: zlib would make it
@@ -411,7 +418,7 @@ int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *
 			h.flags = TF_BLK_COMPRESSED;
 		}
 	}
-	h.crc = crc32(0, data, h.len);
+	h.crc = libdeflate_crc32(0, data, h.len);
 	hdr_pack(&h, hb);
 	/*
 	 * On a failed write (full disk) the partial block is cut off again, so
@@ -452,6 +459,7 @@ int tf_writer__close(struct tf_writer *w)
 		err = -errno;
 	if (close(w->fd) && !err)
 		err = -errno;
+	libdeflate_free_compressor(w->zc);
 	free(w->zbuf);
 	free(w);
 	return err;
