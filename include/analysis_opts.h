@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The analysis options that qostrace report and qostrace export share
- * (--actor, --epsilon, --break-paths), as one argp child: each is declared,
+ * (--actor, --qcod, --epsilon, --break-paths, --timing-only), as one argp
+ * child: each is declared,
  * checked and documented here, so that a bad value is the same usage error
  * at parse time in both commands.
  *
@@ -28,8 +29,7 @@ struct analysis_args {
  * The help groups of the child's options, each under a header of the
  * child's. List the child without a group or header of its own
  * (argp_child.group and .header 0): argp then sorts a parent's options of
- * the same group numbers under the same headers, which is how report
- * shows --qcod beside --actor and --timing-only beside --epsilon.
+ * the same group numbers under the same headers.
  */
 enum {
 	ANALYSIS_GROUP_ACTORS = 2,

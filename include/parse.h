@@ -21,6 +21,9 @@ int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *out_ns);
  */
 int parse_epsilon(const char *s, int64_t *out_ns);
 
+/* A fraction in [0, 1], or a percentage with '%' ("0.1", "10%"). 0 or -EINVAL. */
+int parse_fraction(const char *s, double *out);
+
 /* Size with optional K, M, G suffix (powers of 1024). */
 int parse_size(const char *s, uint64_t *out);
 

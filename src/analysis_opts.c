@@ -10,13 +10,18 @@
 
 enum {
 	OPT_ACTOR = 0x100,
+	OPT_QCOD,
 	OPT_EPSILON,
 	OPT_BREAK_PATHS,
+	OPT_TIMING_ONLY,
 };
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Periods (SATM):", ANALYSIS_GROUP_ACTORS },
 	{ "actor", OPT_ACTOR, "SPEC", 0, "Study this actor (repeatable); see ACTORS below",
+	  ANALYSIS_GROUP_ACTORS },
+	{ "qcod", OPT_QCOD, "FRACTION", 0,
+	  "Periodic when the quartile coefficient of dispersion is below this (default 0.10)",
 	  ANALYSIS_GROUP_ACTORS },
 	{ NULL, 0, NULL, 0, "Critical path (Hendriks & Vaandrager):", ANALYSIS_GROUP_CRITICAL },
 	{ "epsilon", OPT_EPSILON, "DURATION", 0,
@@ -25,6 +30,8 @@ static const struct argp_option options[] = {
 	{ "break-paths", OPT_BREAK_PATHS, "N", 0,
 	  "List (report --json, --html) or draw (export) the critical paths of the N worst breaks (default 1000, 0: all)",
 	  ANALYSIS_GROUP_CRITICAL },
+	{ "timing-only", OPT_TIMING_ONLY, NULL, 0,
+	  "Ignore the wakeups: reconstruct from start and end times alone", ANALYSIS_GROUP_CRITICAL },
 	{ 0 },
 };
 
@@ -52,7 +59,7 @@ static const char doc[] =
 	"  continue the same invocation, and the other boundaries are found by SATM's\n"
 	"  temporal clustering. The period is the median interval between\n"
 	"  invocations; the actor is periodic when the quartile coefficient of\n"
-	"  dispersion is below 0.10 (report --qcod); intervals above Q3 + 1.5 IQR are\n"
+	"  dispersion is below 0.10 (--qcod); intervals above Q3 + 1.5 IQR are\n"
 	"  breaks (listed but not trusted where data is missing). The most upstream\n"
 	"  actor that breaks its period, by who wakes whom in the recording, is the\n"
 	"  one to study first.\n";
@@ -83,6 +90,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		a->specs[a->o.n_actor_specs++] = arg;
+		break;
+	case OPT_QCOD:
+		if (parse_fraction(arg, &a->o.qcod_threshold) || a->o.qcod_threshold <= 0) {
+			argp_error(state, "--qcod '%s': a fraction in (0, 1], e.g. 0.1 or 10%%", arg);
+			return EINVAL;
+		}
+		break;
+	case OPT_TIMING_ONLY:
+		a->o.timing_only = true;
 		break;
 	case OPT_EPSILON:
 		if (parse_epsilon(arg, &a->o.epsilon_ns)) {

@@ -17,7 +17,7 @@ struct export_args {
 	const char *path;
 	const char *perfetto;
 	struct perfetto_opts po;
-	struct analysis_args an;	/* analysis_argp: --actor, --epsilon, --break-paths */
+	struct analysis_args an;	/* analysis_argp: --actor, --qcod, --epsilon, --break-paths, --timing-only */
 };
 
 enum {

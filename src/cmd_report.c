@@ -22,18 +22,16 @@ struct report_args {
 	bool json;
 	const char *html;
 	int color;		/* -1 auto, 0 never, 1 always */
-	struct analysis_args an;	/* analysis_argp: --actor, --epsilon, --break-paths */
+	struct analysis_args an;	/* analysis_argp: --actor, --qcod, --epsilon, --break-paths, --timing-only */
 };
 
 enum {
 	OPT_JSON = 0x100,
 	OPT_HTML,
-	OPT_QCOD,
 	OPT_DELTA,
 	OPT_ALPHA,
 	OPT_GAP,
 	OPT_COLOR,
-	OPT_TIMING_ONLY,
 };
 
 static const struct argp_option options[] = {
@@ -43,8 +41,6 @@ static const struct argp_option options[] = {
 	{ "color", OPT_COLOR, "WHEN", 0, "Colour: auto (on a terminal), always, never", 1 },
 	{ "verbose", 'v', NULL, 0, "Show more rows in each section", 1 },
 	{ "quiet", 'q', NULL, 0, "No progress or warnings", 1 },
-	{ "qcod", OPT_QCOD, "FRACTION", 0, "Periodic when the quartile coefficient of dispersion is below this (default 0.10)", ANALYSIS_GROUP_ACTORS },
-	{ "timing-only", OPT_TIMING_ONLY, NULL, 0, "Ignore the wakeups: reconstruct from start and end times alone", ANALYSIS_GROUP_CRITICAL },
 	{ NULL, 0, NULL, 0, "Emerging patterns (ConSGapMiner):", 4 },
 	{ "delta", OPT_DELTA, "PERCENT", 0, "Minimum support where the period breaks (default: searched from 100%)", 4 },
 	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds (default: searched from 0%)", 4 },
@@ -52,7 +48,7 @@ static const struct argp_option options[] = {
 	{ 0 },
 };
 
-/* --actor, --epsilon, --break-paths; --qcod and --timing-only join their groups */
+/* --actor, --qcod, --epsilon, --break-paths, --timing-only */
 static const struct argp_child children[] = {
 	{ &analysis_argp, 0, NULL, 0 },
 	{ 0 },
@@ -74,23 +70,6 @@ static const char doc[] =
 	"  qostrace report --actor src --actor write@sink run.qtrace\n"
 	"  qostrace report --actor auto --actor 'write(1)@ts_*' --qcod 5% run.qtrace\n"
 	"  qostrace report --epsilon 50us chart.csv\n";
-
-static int parse_fraction(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s)
-		return -EINVAL;
-	if (*end == '%') {
-		v /= 100;
-		end++;
-	}
-	if (*end || v < 0 || v > 1)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -122,13 +101,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		log_level = LOG_QUIET;
-		break;
-	case OPT_QCOD:
-		if (parse_fraction(arg, &a->an.o.qcod_threshold) || a->an.o.qcod_threshold <= 0)
-			argp_error(state, "--qcod '%s': a fraction in (0, 1], e.g. 0.1 or 10%%", arg);
-		break;
-	case OPT_TIMING_ONLY:
-		a->an.o.timing_only = true;
 		break;
 	case OPT_DELTA:
 		if (parse_fraction(arg, &a->an.o.delta) || a->an.o.delta <= 0)

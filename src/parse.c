@@ -79,6 +79,23 @@ int parse_epsilon(const char *s, int64_t *out_ns)
 	return 0;
 }
 
+int parse_fraction(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s)
+		return -EINVAL;
+	if (*end == '%') {
+		v /= 100;
+		end++;
+	}
+	if (*end || v < 0 || v > 1)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 int parse_size(const char *s, uint64_t *out)
 {
 	unsigned long long v;

@@ -131,6 +131,15 @@ Test(analysis_opts, good_values_land_in_the_options)
 	cr_assert_eq(PARSE(&p, "--epsilon", "0ns", "--actor", "auto"), 0, "%s", p.err);
 	cr_expect_eq(p.an.o.epsilon_ns, 0);
 	cr_expect_str_eq(p.an.o.actor_specs[0], "auto");
+	cr_expect_not(p.an.o.timing_only);
+
+	cr_assert_eq(PARSE(&p, "--qcod", "5%", "--timing-only"), 0, "%s", p.err);
+	cr_expect_eq(p.an.o.qcod_threshold, 0.05);
+	cr_expect(p.an.o.timing_only);
+	cr_assert_eq(PARSE(&p, "--qcod=0.2"), 0, "%s", p.err);
+	cr_expect_eq(p.an.o.qcod_threshold, 0.2);
+	cr_assert_eq(PARSE(&p, "--qcod", "1"), 0, "%s", p.err);
+	cr_expect_eq(p.an.o.qcod_threshold, 1.0);
 	free(p.err);
 }
 
@@ -161,6 +170,13 @@ Test(analysis_opts, bad_break_paths)
 	static const char *const bad[] = { "-1", "12abc", "", "1e3", "99999999999999999999999" };
 
 	expect_rejected("--break-paths", bad, N(bad), "a number of breaks, 0 for all");
+}
+
+Test(analysis_opts, bad_qcod)
+{
+	static const char *const bad[] = { "0", "0%", "1.5", "150%", "-0.1", "ten", "", "0.1x" };
+
+	expect_rejected("--qcod", bad, N(bad), "a fraction in (0, 1], e.g. 0.1 or 10%");
 }
 
 /* What report always did, and export now does too: a bad spec fails before any loading. */
@@ -201,14 +217,14 @@ Test(analysis_opts, at_most_64_actors)
 
 /*
  * The help the commands print: the child's options under its headers, the
- * parent's own options of the same group among them (report's --qcod
- * beside --actor), and ACTORS, which the error messages point to.
+ * parent's own options of the same group among them, and ACTORS, which the
+ * error messages point to.
  */
 Test(analysis_opts, help)
 {
 	static const char *const order[] = {
-		"--parent-output", "Periods (SATM):", "--actor=SPEC", "--parent-periods",
-		"Critical path (Hendriks & Vaandrager):", "--break-paths=N", "--epsilon=DURATION",
+		"--parent-output", "Periods (SATM):", "--actor=SPEC", "--parent-periods", "--qcod=FRACTION",
+		"Critical path (Hendriks & Vaandrager):", "--break-paths=N", "--epsilon=DURATION", "--timing-only",
 		"\nACTORS:\n", "CALL(ARG)@THREAD",
 	};
 	const char *at;

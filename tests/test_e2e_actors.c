@@ -415,4 +415,30 @@ Test(e2e_actors, report_command)
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
 		cr_assert(access(json, F_OK) != 0, "%s written", json);
 	}
+	{
+		/*
+		 * export draws the analysis report makes with the same options:
+		 * with --qcod near 0 the jittery actors (src among them) are not
+		 * periodic, so fewer breaks are drawn (an actor whose quartiles
+		 * are equal, QCoD 0, stays periodic whatever the threshold).
+		 */
+		char json[300];
+		char *argv[] = { qostrace, "export", "-q", "--perfetto", json, trace_path, NULL };
+		char *strict[] = { qostrace, "export", "-q", "--qcod", "0.0001", "--perfetto", json, trace_path, NULL };
+		size_t all, fewer;
+
+		snprintf(json, sizeof(json), "%s/export.json", dir);
+		status = run(argv, out, 60000);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+		txt = slurp(json);
+		all = tu_count(txt, "\"name\":\"period break +");
+		free(txt);
+		status = run(strict, out, 60000);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+		txt = slurp(json);
+		fewer = tu_count(txt, "\"name\":\"period break +");
+		free(txt);
+		cr_assert(all > 0, "the default export draws src's breaks");
+		cr_assert_lt(fewer, all, "--qcod 0.0001 drew as many breaks (%zu)", all);
+	}
 }

@@ -145,6 +145,26 @@ Test(parse, size)
 	cr_expect_eq(parse_size(NULL, &v), -EINVAL);
 }
 
+Test(parse, fraction)
+{
+	static const struct { const char *s; double want; } ok[] = {
+		{ "0", 0 }, { "0.1", 0.1 }, { "1", 1 }, { "10%", 0.1 }, { "100%", 1 }, { "0%", 0 }, { "2.5%", 0.025 },
+	};
+	static const char *const bad[] = { "", "%", "1.01", "101%", "-0.1", "-1%", "ten", "0.1x", "10%%", "0.1 " };
+	double v;
+
+	for (size_t i = 0; i < N(ok); i++) {
+		v = -1;
+		cr_assert_eq(parse_fraction(ok[i].s, &v), 0, "'%s'", ok[i].s);
+		cr_expect(fabs(v - ok[i].want) < 1e-12, "'%s': %g", ok[i].s, v);
+	}
+	for (size_t i = 0; i < N(bad); i++) {
+		v = 0.5;
+		cr_expect_eq(parse_fraction(bad[i], &v), -EINVAL, "'%s'", bad[i]);
+		cr_expect_eq(v, 0.5, "'%s' wrote its output", bad[i]);
+	}
+}
+
 Test(parse, u32_list)
 {
 	uint32_t out[4];
