@@ -124,12 +124,7 @@ struct actor {
 	struct period_stats st;		/* period.h: period_ns, q1/q3, qcod, periodic, ... */
 	struct actor_break *breaks;	/* time order */
 	size_t nbreaks;
-	/*
-	 * The subtraces of ALGORITHMS.md §3.3 between consecutive invocations:
-	 * positive = a break (D_pos), else the period held (D_neg).
-	 */
-	struct period_window *windows;
-	size_t nwindows;
+	size_t nwindows;		/* ninv + 1, or 0: see actor_windows() */
 
 	/* Added by the actors stage itself (not part of the original contract). */
 	char comm[16];			/* the thread's name */
@@ -197,6 +192,17 @@ int actors__analyse(const struct timeline *tl, const struct analysis_opts *o,
 int actors__analyse_opts(const struct timeline *tl, const struct analysis_opts *o,
 			 const struct actors_opts *ao, struct actors_result **out);
 void actors__free(struct actors_result *r);
+
+/*
+ * The subtraces of ALGORITHMS.md §3.3 between consecutive invocations of a
+ * into out[a->nwindows]: the recording's start to the first invocation,
+ * each invocation to the next (positive where that interval is one of the
+ * actor's breaks: D_pos, else the period held: D_neg), the last invocation
+ * to the recording's end (closed). Made when asked, from the invocations
+ * and breaks: kept, they were 32 bytes per invocation of every actor, for
+ * the one actor the pattern search reads.
+ */
+void actor_windows(const struct actor *a, const struct timeline *tl, struct period_window *out);
 
 /* Checks the syntax of one --actor SPEC: 0, or -EINVAL with a message in msg. */
 int actors__check_spec(const char *spec, char *msg, size_t len);

@@ -422,10 +422,8 @@ static void actor_release(struct actor *a)
 {
 	free(a->inv);
 	free(a->breaks);
-	free(a->windows);
 	a->inv = NULL;
 	a->breaks = NULL;
-	a->windows = NULL;
 }
 
 /*
@@ -489,7 +487,6 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	const struct tl_thread *th = &tl->threads[cd->thread];
 	struct actor a = { 0 };
 	size_t n, ninv = 0, ncut;
-	int64_t tstart, tend;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -527,8 +524,7 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	a.noccurrences = n;
 	a.ncut = ncut;
 	a.inv = malloc((ninv ? ninv : 1) * sizeof(*a.inv));
-	a.windows = malloc((ninv + 1) * sizeof(*a.windows));
-	if (!a.inv || !a.windows) {
+	if (!a.inv) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -566,16 +562,7 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 			a.worst_lateness_ns = x->lateness_ns;
 	}
 	a.breaking = a.nbreaks > a.nbreaks_missing;
-	if (ninv) {
-		tstart = (int64_t)tl->start < w->t[0] ? (int64_t)tl->start : w->t[0];
-		tend = (int64_t)tl->end > w->t[ninv - 1] ? (int64_t)tl->end : w->t[ninv - 1];
-		err = period_split(w->t, ninv, &a.st, tstart, tend, a.windows, &a.nwindows);
-		if (err)
-			goto fail;
-		if (!a.st.periodic)
-			for (size_t k = 0; k < a.nwindows; k++)
-				a.windows[k].positive = false;
-	}
+	a.nwindows = ninv ? ninv + 1 : 0;
 	out->a = a;
 	out->have = true;
 	return 0;
@@ -688,6 +675,41 @@ static int study_all(struct ctx *c, const struct cand *cands, size_t n)
 	work_free(&wk[1].w);
 	free(job.res);
 	return err;
+}
+
+/*
+ * period_split() over the invocations, with the breaks for its positive
+ * windows: they are the intervals it would mark, and only a periodic
+ * actor has them.
+ */
+void actor_windows(const struct actor *a, const struct timeline *tl, struct period_window *out)
+{
+	const struct actor_invocation *inv = a->inv;
+	size_t n = a->ninv, b = 0;
+
+	if (!n)
+		return;
+	out[0] = (struct period_window){
+		.start_ns = (int64_t)tl->start < inv[0].start_ns ? (int64_t)tl->start : inv[0].start_ns,
+		.end_ns = inv[0].start_ns,
+		.before = SIZE_MAX,
+	};
+	for (size_t k = 0; k + 1 < n; k++) {
+		while (b < a->nbreaks && a->breaks[b].before < k)
+			b++;
+		out[k + 1] = (struct period_window){
+			.start_ns = inv[k].start_ns,
+			.end_ns = inv[k + 1].start_ns,
+			.positive = b < a->nbreaks && a->breaks[b].before == k,
+			.before = k,
+		};
+	}
+	out[n] = (struct period_window){
+		.start_ns = inv[n - 1].start_ns,
+		.end_ns = (int64_t)tl->end > inv[n - 1].start_ns ? (int64_t)tl->end : inv[n - 1].start_ns,
+		.end_closed = true,
+		.before = n - 1,
+	};
 }
 
 /* ---- choosing the actors ---- */

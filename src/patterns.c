@@ -818,16 +818,20 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 	x = malloc((a->nwindows ? a->nwindows : 1) * sizeof(*x));
 	if (!w || !sel || !late || !x)
 		goto out;
-	/* Windows and breaks are both in time order: a positive window is
-	 * the break that starts at the same invocation. */
+	actor_windows(a, tl, w);
+	/*
+	 * Windows and breaks are both in time order: a positive window is
+	 * the break that starts at the same invocation. The kept windows move
+	 * to the front, in place.
+	 */
 	for (size_t i = 0; i < a->nwindows; i++) {
-		const struct period_window *y = &a->windows[i];
+		const struct period_window y = w[i];
 		int64_t l = 0;
 
-		if (y->positive) {
-			while (b < a->nbreaks && a->breaks[b].before < y->before)
+		if (y.positive) {
+			while (b < a->nbreaks && a->breaks[b].before < y.before)
 				b++;
-			if (b < a->nbreaks && a->breaks[b].before == y->before)
+			if (b < a->nbreaks && a->breaks[b].before == y.before)
 				l = a->breaks[b].lateness_ns;
 			if (floor_ns > 0 && l < floor_ns) {
 				minor++;
@@ -836,7 +840,7 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 			nbreaks++;
 		}
 		late[n] = l;
-		w[n++] = *y;
+		w[n++] = y;
 	}
 	err = prep_init(&p, tl, w, n, a->thread, &o);
 	if (err)

@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include "actors.h"
 #include "analysis.h"
+#include "period.h"
 #include "report.h"
 #include "synth_actor.h"
 #include "synth_trace.h"
@@ -142,8 +143,42 @@ static void world_free(struct world *w)
 	trace__free(w->t);
 }
 
-static void same_actor(const struct actor *x, const struct actor *y)
+/*
+ * actor_windows() into a malloc'd array, checked against period_split()
+ * over the invocation times and the actor's quartiles (ALGORITHMS.md
+ * §3.3, all negative without a period): the same windows.
+ */
+static struct period_window *windows_of(const struct world *w, const struct actor *a)
 {
+	struct period_window *v = malloc((a->nwindows + 1) * sizeof(*v)), *ref;
+	int64_t *t = malloc((a->ninv + 1) * sizeof(*t));
+	size_t m = 0;
+
+	cr_assert(v && t);
+	cr_assert_eq(a->nwindows, a->ninv ? a->ninv + 1 : 0);
+	actor_windows(a, w->tl, v);
+	ref = malloc((a->nwindows + 1) * sizeof(*ref));
+	for (size_t k = 0; k < a->ninv; k++)
+		t[k] = a->inv[k].start_ns;
+	cr_assert_eq(period_split(t, a->ninv, &a->st,
+				  a->ninv && (int64_t)w->tl->start > t[0] ? t[0] : (int64_t)w->tl->start,
+				  a->ninv && (int64_t)w->tl->end < t[a->ninv - 1] ? t[a->ninv - 1] : (int64_t)w->tl->end,
+				  ref, &m), 0);
+	cr_assert_eq(m, a->nwindows);
+	for (size_t k = 0; k < m; k++)
+		cr_assert(v[k].start_ns == ref[k].start_ns && v[k].end_ns == ref[k].end_ns &&
+			  v[k].end_closed == ref[k].end_closed && v[k].before == ref[k].before &&
+			  v[k].positive == (ref[k].positive && a->st.periodic),
+			  "%s: window %zu", a->name, k);
+	free(ref);
+	free(t);
+	return v;
+}
+
+static void same_actor(const struct world *w, const struct actor *x, const struct actor *y)
+{
+	struct period_window *wx, *wy;
+
 	cr_assert_str_eq(x->name, y->name);
 	cr_assert(x->kind == y->kind && x->thread == y->thread && x->ninv == y->ninv && x->nbreaks == y->nbreaks &&
 		  x->nwindows == y->nwindows && x->noccurrences == y->noccurrences && x->ncut == y->ncut,
@@ -156,11 +191,14 @@ static void same_actor(const struct actor *x, const struct actor *y)
 			  x->breaks[k].end_ns == y->breaks[k].end_ns &&
 			  x->breaks[k].lateness_ns == y->breaks[k].lateness_ns &&
 			  x->breaks[k].data_missing == y->breaks[k].data_missing, "%s: break %zu", x->name, k);
+	wx = windows_of(w, x);
+	wy = windows_of(w, y);
 	for (size_t k = 0; k < x->nwindows; k++)
-		cr_assert(x->windows[k].start_ns == y->windows[k].start_ns &&
-			  x->windows[k].end_ns == y->windows[k].end_ns &&
-			  x->windows[k].positive == y->windows[k].positive &&
-			  x->windows[k].before == y->windows[k].before, "%s: window %zu", x->name, k);
+		cr_assert(wx[k].start_ns == wy[k].start_ns && wx[k].end_ns == wy[k].end_ns &&
+			  wx[k].positive == wy[k].positive && wx[k].before == wy[k].before,
+			  "%s: window %zu", x->name, k);
+	free(wx);
+	free(wy);
 }
 
 /*
@@ -182,7 +220,7 @@ static void check_side_by_side(const struct world *w, const char *const *specs, 
 	}
 	cr_assert_eq(r[0]->n, r[1]->n);
 	for (size_t i = 0; i < r[0]->n; i++)
-		same_actor(&r[0]->v[i], &r[1]->v[i]);
+		same_actor(w, &r[0]->v[i], &r[1]->v[i]);
 	cr_assert_eq(r[0]->nskipped, r[1]->nskipped);
 	for (size_t i = 0; i < r[0]->nskipped; i++)
 		cr_assert(r[0]->skipped[i].thread == r[1]->skipped[i].thread &&
@@ -253,11 +291,13 @@ static void check_actor(const struct world *w, const struct actor *a, const stru
 	cr_assert(fabs(a->st.period_ns - c->period_ns) < 0.01 * c->period_ns, "%s: period %g", what, a->st.period_ns);
 	/* D_pos / D_neg: one window per interval plus the two ends */
 	cr_assert_eq(a->nwindows, a->ninv + 1);
+	struct period_window *win = windows_of(w, a);
 	size_t pos = 0;
 
 	for (size_t k = 0; k < a->nwindows; k++)
-		pos += a->windows[k].positive;
+		pos += win[k].positive;
 	cr_assert_eq(pos, a->nbreaks);
+	free(win);
 }
 
 static const size_t six_breaks[] = { 37, 90, 91, 150, 170, 188 };
@@ -393,8 +433,13 @@ Test(actors, non_periodic_actor)
 	cr_assert_eq(w.r->v[0].nbreaks, 0, "no break without a period");
 	cr_assert(!w.r->v[0].breaking);
 	cr_assert_eq(w.r->upstream, -1);
-	for (size_t k = 0; k < w.r->v[0].nwindows; k++)
-		cr_assert(!w.r->v[0].windows[k].positive);
+	{
+		struct period_window *win = windows_of(&w, &w.r->v[0]);
+
+		for (size_t k = 0; k < w.r->v[0].nwindows; k++)
+			cr_assert(!win[k].positive, "window %zu of an actor without a period", k);
+		free(win);
+	}
 	world_free(&w);
 }
 

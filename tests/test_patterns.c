@@ -55,6 +55,9 @@ struct sched {
 	struct period_window w[256];
 	size_t nw;
 	uint32_t src;			/* timeline index of the actor */
+	/* as_actor(): the invocations and breaks the windows stand for */
+	struct actor_invocation inv[256];
+	struct actor_break brk[256];
 };
 
 struct gen {
@@ -234,6 +237,39 @@ static void sched_build(struct sched *sc, const struct sched_cfg *c)
 		if (sc->tl->threads[i].tid == SRC)
 			sc->src = (uint32_t)i;
 	cr_assert_neq(sc->src, TL_NONE);
+}
+
+/*
+ * a as the actors stage would have made it of the scenario: its
+ * invocations start the windows, and its breaks (unless the test gives its
+ * own, with their lateness) are the positive ones. The stage derives the
+ * windows from those again (actor_windows): they must be the scenario's.
+ */
+static void as_actor(struct actor *a, struct sched *sc)
+{
+	struct period_window got[256];
+
+	a->kind = ACTOR_THREAD;
+	a->thread = sc->src;
+	snprintf(a->name, sizeof(a->name), "src/%d", SRC);
+	a->ninv = sc->nw - 1;
+	a->nwindows = sc->nw;
+	for (size_t k = 0; k < a->ninv; k++)
+		sc->inv[k] = (struct actor_invocation){ .start_ns = sc->w[k + 1].start_ns,
+							.end_ns = sc->w[k + 1].start_ns };
+	a->inv = sc->inv;
+	if (!a->breaks) {
+		a->nbreaks = 0;
+		for (size_t k = 1; k + 1 < sc->nw; k++)
+			if (sc->w[k].positive)
+				sc->brk[a->nbreaks++] = (struct actor_break){ .before = k - 1, .late = k };
+		a->breaks = sc->brk;
+	}
+	actor_windows(a, sc->tl, got);
+	for (size_t k = 0; k < sc->nw; k++)
+		cr_assert((k == 0 || got[k].start_ns == sc->w[k].start_ns) && got[k].end_ns == sc->w[k].end_ns &&
+			  got[k].end_closed == sc->w[k].end_closed && got[k].positive == sc->w[k].positive &&
+			  got[k].before == sc->w[k].before, "window %zu", k);
 }
 
 static void sched_free(struct sched *sc)
@@ -584,11 +620,7 @@ Test(patterns, nothing_to_mine)
 	sched_free(&sc);
 
 	thirty(&sc, brk, plant, 7, true, 6);
-	a.kind = ACTOR_THREAD;
-	a.thread = sc.src;
-	snprintf(a.name, sizeof(a.name), "src/%d", SRC);
-	a.windows = sc.w;
-	a.nwindows = sc.nw;
+	as_actor(&a, &sc);
 	ar.upstream = 0;
 	ao.gap = 1;
 	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
@@ -625,14 +657,10 @@ Test(patterns, minor_breaks_left_out)
 		b[i].lateness_ns = i ? 2 * (int64_t)P : (int64_t)P / 50;
 	}
 	sc.w[1 + 2].positive = true;	/* windows[0] is before the first invocation */
-	a.kind = ACTOR_THREAD;
-	a.thread = sc.src;
-	snprintf(a.name, sizeof(a.name), "src/%d", SRC);
-	a.windows = sc.w;
-	a.nwindows = sc.nw;
 	a.breaks = b;
 	a.nbreaks = 5;
 	a.st.period_ns = P;
+	as_actor(&a, &sc);
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
@@ -693,14 +721,10 @@ Test(patterns, severity_levels)
 	}
 	cr_assert_eq(nb, 12);
 	sched_build(&sc, &c);
-	a.kind = ACTOR_THREAD;
-	a.thread = sc.src;
-	snprintf(a.name, sizeof(a.name), "src/%d", SRC);
-	a.windows = sc.w;
-	a.nwindows = sc.nw;
 	a.breaks = b;
 	a.nbreaks = nb;
 	a.st.period_ns = P;
+	as_actor(&a, &sc);
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
@@ -800,14 +824,10 @@ Test(patterns, extreme_breaks_set_aside)
 		nb++;
 	}
 	sched_build(&sc, &c);
-	a.kind = ACTOR_THREAD;
-	a.thread = sc.src;
-	snprintf(a.name, sizeof(a.name), "src/%d", SRC);
-	a.windows = sc.w;
-	a.nwindows = sc.nw;
 	a.breaks = b;
 	a.nbreaks = nb;
 	a.st.period_ns = P;
+	as_actor(&a, &sc);
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
