@@ -149,7 +149,7 @@ void actors__json(const struct actors_result *r, const struct timeline *tl, json
 	}
 	/* The subtraces for the pattern miner (ALGORITHMS.md §3.3): a break each, and the rest. */
 	jsonw_u64_field(w, "windows_pos", a->nbreaks);
-	jsonw_u64_field(w, "windows_neg", a->nwindows - a->nbreaks);
+	jsonw_u64_field(w, "windows_neg", a->nwindows > a->nbreaks ? a->nwindows - a->nbreaks : 0);
 	jsonw_end_object(w);
 }
 

@@ -953,10 +953,12 @@ int timeline__stream(const struct timeline *tl, const struct tl_span *spans, siz
 	}
 	/* with spans, counted first: the pairs are sized to what is kept */
 	total = first[5];
-	if (sp)
+	if (sp) {
+		total = 0;
 		for (int k = 0; k < 5; k++)
-			total = add_events(NULL, k ? total : 0, src[k].arr, src[k].count, src[k].stride,
-					   src[k].at, first[k], sp, nsp);
+			total = add_events(NULL, total, src[k].arr, src[k].count, src[k].stride, src[k].at,
+					   first[k], sp, nsp);
+	}
 	p = malloc((total ? total : 1) * sizeof(*p));
 	if (!p) {
 		free(sp);

@@ -299,8 +299,7 @@ static bool hdr_unpack(const uint8_t *b, struct tf_block_hdr *h)
 
 struct tf_writer {
 	int fd;
-	int zlevel;
-	struct libdeflate_compressor *zc;	/* zlib streams, whole blocks at once */
+	struct libdeflate_compressor *zc;	/* zlib streams, whole blocks at once; NULL: stored */
 	uint64_t seq;
 	uint64_t bytes;
 	int err;
@@ -365,7 +364,6 @@ int tf_writer__create(const char *path, bool force, int zlevel, struct tf_writer
 		return -ENOMEM;
 	}
 	w->fd = fd;
-	w->zlevel = zlevel;
 	w->bytes = sizeof(hdr);
 	if (zlevel > 0 && !(w->zc = libdeflate_alloc_compressor(zlevel))) {
 		free(w);

@@ -127,6 +127,7 @@ static inline struct actors_result *sv_actors(const struct timeline *tl)
 		run++;
 	}
 	a->ninv = SV_FRAMES;
+	a->nwindows = SV_FRAMES + 1;	/* as the stage sets it */
 	cr_assert_eq(run, x->run0 + x->nrun);
 	a->st = (struct period_stats){ .n_invocations = SV_FRAMES, .n_intervals = SV_FRAMES - 1,
 				       .has_intervals = true, .period_ns = 10.0 * SV_MS, .q1_ns = 10 * SV_MS,
@@ -147,7 +148,6 @@ static inline void sv_actors_free(struct actors_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->v[i].inv);
 		free(r->v[i].breaks);
-		free(r->v[i].windows);
 	}
 	free(r->v);
 	free(r->skipped);
