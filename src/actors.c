@@ -39,7 +39,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +46,7 @@
 #include "log.h"
 #include "syscall_names.h"
 #include "tracefile.h"
+#include "workq.h"
 
 /* ---- actor specs ---- */
 
@@ -604,10 +604,8 @@ static void work_free(struct work *w)
 struct study_job {
 	const struct ctx *c;
 	const struct cand *cands;
-	size_t n;
 	struct studied *res;
-	atomic_size_t next;
-	atomic_bool failed;
+	struct workq q;			/* the candidates */
 };
 
 struct study_worker {
@@ -622,20 +620,18 @@ static void *study_work(void *arg)
 	struct study_worker *sw = arg;
 	struct study_job *j = sw->job;
 
+	size_t i;
+
 	sw->w.ws = invocations_ws_new();
 	if (!sw->w.ws) {
 		sw->err = -ENOMEM;
-		atomic_store(&j->failed, true);
+		workq_fail(&j->q);
 		return NULL;
 	}
-	for (;;) {
-		size_t i = atomic_fetch_add(&j->next, 1);
-
-		if (i >= j->n || atomic_load(&j->failed))
-			break;
+	while (workq_take(&j->q, &i)) {
 		sw->err = study(j->c, &sw->w, &j->cands[i], &j->res[i]);
 		if (sw->err) {
-			atomic_store(&j->failed, true);
+			workq_fail(&j->q);
 			break;
 		}
 	}
@@ -649,17 +645,15 @@ static void *study_work(void *arg)
  */
 static int study_all(struct ctx *c, const struct cand *cands, size_t n)
 {
-	struct study_job job = { .c = c, .cands = cands, .n = n };
+	struct study_job job = { .c = c, .cands = cands, .q.n = n };
 	struct study_worker wk[2] = { { .job = &job }, { .job = &job } };
 	pthread_t th;
 	bool two = false;
-	int err = 0;
+	int err;
 
 	job.res = calloc(n ? n : 1, sizeof(*job.res));
 	if (!job.res)
 		return -ENOMEM;
-	atomic_init(&job.next, 0);
-	atomic_init(&job.failed, false);
 	if (c->jobs > 1 && n > 1)
 		two = !pthread_create(&th, NULL, study_work, &wk[1]);
 	study_work(&wk[0]);

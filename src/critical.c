@@ -16,6 +16,7 @@
 #include "gantt_csv.h"
 #include "precedence.h"
 #include "sort.h"
+#include "workq.h"
 
 /* Task flags. */
 #define TF_FIRST 0x01		/* first fragment of its run */
@@ -1486,8 +1487,7 @@ struct acct_job {
 	const struct actors_result *ar;
 	const size_t *slot;		/* [ar->n] first break slot of each actor */
 	const uint8_t *keep;		/* [breaks] keep the segments of this slot's path; NULL: all */
-	size_t next;			/* the next actor to take (atomic) */
-	int failed;			/* atomic */
+	struct workq q;			/* the actors */
 };
 
 struct acct_worker {
@@ -1502,14 +1502,12 @@ static void *acct_work(void *arg)
 	struct acct_worker *wk = arg;
 	struct acct_job *j = wk->job;
 
-	for (;;) {
-		size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+	size_t i;
 
-		if (i >= j->ar->n || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
-			break;
+	while (workq_take(&j->q, &i)) {
 		wk->err = account_actor(j->res, &wk->w, j->ar, i, j->slot[i], j->keep, &wk->ac);
 		if (wk->err) {
-			__atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+			workq_fail(&j->q);
 			break;
 		}
 	}
@@ -1556,7 +1554,7 @@ static int mark_kept(const struct model *m, const struct actors_result *ar, cons
 static int account_actors(struct critical_result *res, const struct walker *w, const struct actors_result *ar,
 			  struct acc *acc, int jobs, size_t nowners, size_t seg_breaks)
 {
-	struct acct_job job = { .res = res, .ar = ar };
+	struct acct_job job = { .res = res, .ar = ar, .q.n = ar->n };
 	struct acct_worker main_wk = { .job = &job, .w = *w, .ac.inv = acc }, side = { .job = &job, .w = *w };
 	struct acc side_acc = { 0 };
 	size_t *slot, nb = 0, k = 0;

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Items 0..n-1 handed out one at a time to the threads that ask: the
+ * stages that run on two workers (the actors' studies, the accounting of
+ * their paths) take their next item here, and every worker stops taking
+ * once one has failed. Who did which does not matter: each item's result
+ * goes to a slot of its own.
+ */
+#ifndef QT_WORKQ_H
+#define QT_WORKQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct workq {
+	size_t n;
+	size_t next;		/* atomic */
+	int failed;		/* atomic */
+};
+
+/* The next item into *i; false when none is left or a worker failed. */
+static inline bool workq_take(struct workq *q, size_t *i)
+{
+	*i = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED);
+	return *i < q->n && !__atomic_load_n(&q->failed, __ATOMIC_RELAXED);
+}
+
+/* A worker failed: the others take nothing more. */
+static inline void workq_fail(struct workq *q)
+{
+	__atomic_store_n(&q->failed, 1, __ATOMIC_RELAXED);
+}
+
+#endif
