@@ -38,7 +38,7 @@ static const struct argp_option options[] = {
 	{ 0 },
 };
 
-/* --actor, --epsilon, --break-paths, under report's headers, after Output */
+/* --actor, --qcod, --epsilon, --break-paths, --timing-only, under report's headers, after Output */
 static const struct argp_child children[] = {
 	{ &analysis_argp, 0, NULL, 0 },
 	{ 0 },

@@ -374,6 +374,13 @@ static void prep_free(struct prep *p)
 	free(p->missing);
 }
 
+/* A window's stretch of the timeline (its times are signed, the timeline's not). */
+static struct tl_span window_span(const struct period_window *x)
+{
+	return (struct tl_span){ x->start_ns < 0 ? 0 : (uint64_t)x->start_ns,
+				 x->end_ns < 0 ? 0 : (uint64_t)x->end_ns };
+}
+
 static int prep_init(struct prep *p, const struct timeline *tl, const struct period_window *w, size_t n,
 		     uint32_t actor_thread, const struct patterns_opts *o)
 {
@@ -391,26 +398,26 @@ static int prep_init(struct prep *p, const struct timeline *tl, const struct per
 	if (!p->off || !p->len || !p->events || !p->cut || !p->missing)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
+		struct tl_span sp = window_span(&w[i]);
+
 		if (w[i].end_ns < w[i].start_ns)
 			return -EINVAL;
 		p->off[i] = SIZE_MAX;
 		/* No conclusion inside missing data: on either side, a window
 		 * that lost events would count as a sequence without them. */
-		p->missing[i] = timeline__missing(tl, -1, w[i].start_ns < 0 ? 0 : (uint64_t)w[i].start_ns,
-						  w[i].end_ns < 0 ? 0 : (uint64_t)w[i].end_ns);
+		p->missing[i] = timeline__missing(tl, -1, sp.start, sp.end);
 	}
 	return 0;
 }
 
 static int prep_window(struct prep *p, const struct tl_event *ev, size_t nev, size_t i)
 {
-	const struct period_window *x = &p->w[i];
+	struct tl_span sp = window_span(&p->w[i]);
 	size_t base = p->seq.n, cut = p->seq.truncated;
 	uint64_t ev0 = p->seq.events;
 	int err;
 
-	err = vocab__window(p->v, ev, nev, x->start_ns < 0 ? 0 : (uint64_t)x->start_ns,
-			    x->end_ns < 0 ? 0 : (uint64_t)x->end_ns, x->end_closed, &p->o.vocab, &p->seq,
+	err = vocab__window(p->v, ev, nev, sp.start, sp.end, p->w[i].end_closed, &p->o.vocab, &p->seq,
 			    &p->len[i]);
 	if (err)
 		return err;
@@ -434,13 +441,9 @@ static int prep_windows(struct prep *p, size_t *const idx[2], const size_t nidx[
 	if (!sp)
 		return -ENOMEM;
 	for (int side = 0; side < 2; side++)
-		for (size_t j = 0; j < nidx[side]; j++) {
-			const struct period_window *x = &p->w[idx[side][j]];
-
+		for (size_t j = 0; j < nidx[side]; j++)
 			if (p->off[idx[side][j]] == SIZE_MAX)
-				sp[nsp++] = (struct tl_span){ x->start_ns < 0 ? 0 : (uint64_t)x->start_ns,
-							      x->end_ns < 0 ? 0 : (uint64_t)x->end_ns };
-		}
+				sp[nsp++] = window_span(&p->w[idx[side][j]]);
 	if (!nsp)
 		goto out;
 	if (!p->v)
