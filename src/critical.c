@@ -306,7 +306,7 @@ static int index_cpus(struct model *m)
 			ncpu = tl->runs[m->src[v]].cpu + 1u;
 	m->ncpu = ncpu;
 	m->cpu_off = calloc(ncpu + 1, sizeof(*m->cpu_off));
-	m->cpu_hint = calloc(ncpu ? ncpu : 1, sizeof(*m->cpu_hint));
+	m->cpu_hint = workq_calloc(ncpu ? ncpu : 1, sizeof(*m->cpu_hint));
 	m->cpu_idx = malloc((m->n ? m->n : 1) * sizeof(*m->cpu_idx));
 	fill = malloc((ncpu ? ncpu : 1) * sizeof(*fill));
 	if (!m->cpu_off || !m->cpu_idx || !m->cpu_hint || !fill) {
@@ -719,10 +719,11 @@ static int acc_init(struct acc *a, size_t nowners)
 	size_t k = nowners ? nowners : 1;
 
 	memset(a, 0, sizeof(*a));
-	a->run = calloc(k, sizeof(*a->run));
-	a->held = calloc(k, sizeof(*a->held));
-	a->mark = calloc(k, 1);
-	a->touched = malloc(k * sizeof(*a->touched));
+	/* Each accounting worker has its own: lines of their own (workq_calloc). */
+	a->run = workq_calloc(k, sizeof(*a->run));
+	a->held = workq_calloc(k, sizeof(*a->held));
+	a->mark = workq_calloc(k, 1);
+	a->touched = workq_calloc(k, sizeof(*a->touched));
 	if (!a->run || !a->held || !a->mark || !a->touched)
 		return -ENOMEM;
 	return 0;
@@ -769,12 +770,15 @@ static void acc_cat(struct acc *a, uint8_t cat, uint16_t sub, int64_t ns)
 	}
 	if (a->ncats == a->capcats) {
 		size_t cap = a->capcats ? a->capcats * 2 : 16;
-		struct crit_share *p = realloc(a->cats, cap * sizeof(*p));
+		struct crit_share *p = workq_calloc(cap, sizeof(*p));
 
 		if (!p) {
 			a->err = -ENOMEM;
 			return;
 		}
+		if (a->ncats)
+			memcpy(p, a->cats, a->ncats * sizeof(*p));
+		free(a->cats);
 		a->cats = p;
 		a->capcats = cap;
 	}
@@ -1443,7 +1447,7 @@ static int account_actor(struct critical_result *res, const struct walker *w, co
 	const struct actor *a = &ar->v[i];
 	struct crit_actor *ca = &res->actors[i];
 	int64_t horizon = 0;
-	size_t nwin = 0, bi = 0;
+	size_t nwin = 0, bi = 0, ninv = 0;
 	int err = 0;
 
 	ca->actor = i;
@@ -1465,11 +1469,13 @@ static int account_actor(struct critical_result *res, const struct walker *w, co
 				      bi < a->nbreaks && a->breaks[bi].late == k ? bi : SIZE_MAX);
 		nwin += win;
 		if (inv) {
-			ca->ninv++;
-			ca->total_ns = end;
+			ninv++;
 			horizon = end;
 		}
 	}
+	/* Written once: the other worker's actor may share the line. */
+	ca->ninv = ninv;
+	ca->total_ns = horizon;
 	if (!err)
 		err = acc_take(ac->inv, &ca->share, &ca->nshare);
 	if (!err && a->nbreaks)
@@ -1591,7 +1597,7 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 	side.w.hint = NULL;	/* its own, or none */
 	/* A second thread is worth it with a second actor; without one, this thread does all. */
 	if (jobs > 1 && ar->n > 1 && !acc_init(&side_acc, nowners) && !accs_init(&side.ac, &side_acc, nowners)) {
-		side.w.hint = calloc(w->m->ncpu ? w->m->ncpu : 1, sizeof(*side.w.hint));
+		side.w.hint = workq_calloc(w->m->ncpu ? w->m->ncpu : 1, sizeof(*side.w.hint));
 		two = side.w.hint && !pthread_create(&th, NULL, acct_work, &side);
 	}
 	main_wk.err = accs_init(&main_wk.ac, acc, nowners);

@@ -76,3 +76,39 @@ Test(workq, a_failure_stops_every_taker)
 	cr_expect_not(workq_take(&q, &i), "an item handed out after a failure");
 	free(seen);
 }
+
+/*
+ * Two workers' arrays never share a cache line: each starts on a line and
+ * owns whole lines (the SAN build checks the writes up to the line's end),
+ * and comes zeroed even where the allocator hands back dirty memory.
+ */
+Test(workq, calloc_gives_whole_zeroed_lines)
+{
+	for (size_t size = 1; size <= 200; size += 7) {
+		size_t bytes = (size + WORKQ_LINE - 1) / WORKQ_LINE * WORKQ_LINE;
+		unsigned char *a = workq_calloc(size, 1), *b;
+
+		cr_assert(a);
+		cr_expect_eq((uintptr_t)a % WORKQ_LINE, 0, "%zu bytes not on a line", size);
+		memset(a, 0xaa, bytes);
+		free(a);
+		a = workq_calloc(1, size);
+		b = workq_calloc(size, 1);
+		cr_assert(a && b);
+		for (size_t i = 0; i < bytes; i++)
+			cr_assert_eq(a[i] | b[i], 0, "byte %zu of %zu not zero", i, size);
+		cr_expect((uintptr_t)a / WORKQ_LINE != (uintptr_t)b / WORKQ_LINE);
+		memset(a, 1, bytes);
+		memset(b, 2, bytes);
+		cr_expect_eq(a[bytes - 1], 1, "a line shared with the other worker's array");
+		free(a);
+		free(b);
+	}
+}
+
+Test(workq, calloc_refuses_an_overflowing_size)
+{
+	cr_expect_null(workq_calloc(SIZE_MAX / 8, 16));
+	cr_expect_null(workq_calloc(SIZE_MAX, 1));
+	free(workq_calloc(0, 8));
+}
