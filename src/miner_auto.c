@@ -192,6 +192,62 @@ static int finish(struct acc *a, struct miner_auto_result *res)
 	return 0;
 }
 
+/*
+ * One grid point's run into *out; -ETIME (res->bounds noting it) when the
+ * total budget is spent before it starts.
+ */
+static int mine_point(const struct miner_data *d, const struct miner_auto_opts *o, uint32_t delta_ppm,
+		      uint32_t alpha_ppm, bool deepen, int64_t t0, struct miner_result **out,
+		      struct miner_auto_result *res)
+{
+	struct miner_opts ro = o->base;
+
+	if (o->total_time_budget_ns) {
+		int64_t left = o->total_time_budget_ns - (now_ns() - t0);
+
+		if (left <= 0) {
+			res->bounds |= MINER_BOUND_TIME;
+			return -ETIME;
+		}
+		if (!ro.time_budget_ns || ro.time_budget_ns > left)
+			ro.time_budget_ns = left;
+	}
+	ro.delta_ppm = delta_ppm;
+	ro.alpha_ppm = alpha_ppm;
+	/* Later runs have the same or a lower min_pos, so about as large a
+	 * search: once one has overrun the node budget, skip their plain
+	 * DFS, which would be cut too. */
+	ro.deepen |= deepen;
+	return miner_data__mine(d, &ro, out);
+}
+
+/* A run of round r into the result's runs, its patterns into a. */
+static int add_run(struct acc *a, struct miner_auto_result *res, size_t *runcap, const struct miner_result *mr,
+		   uint32_t delta_ppm, uint32_t alpha_ppm, uint32_t mp, uint32_t mn, uint32_t r)
+{
+	struct miner_auto_run *run;
+
+	if (grow(&res->runs, runcap, (size_t)res->nruns + 1, sizeof(*res->runs)))
+		return -ENOMEM;
+	run = &res->runs[res->nruns];
+	run->delta_ppm = delta_ppm;
+	run->alpha_ppm = alpha_ppm;
+	run->min_pos = mp;
+	run->max_neg = mn;
+	run->round = r;
+	run->npatterns = mr->npatterns;
+	run->bounds = mr->bounds;
+	run->complete_len = mr->complete_len;
+	run->nodes = mr->nodes;
+	run->elapsed_ns = mr->elapsed_ns;
+	res->bounds |= mr->bounds;
+	res->round = r;
+	if (mr->npatterns)
+		res->found = true;
+	res->nruns++;
+	return add_patterns(a, mr, res->nruns - 1);
+}
+
 int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opts,
 		   struct miner_auto_result **out)
 {
@@ -199,6 +255,9 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 	struct miner_auto_opts o;
 	struct miner_auto_result *res;
 	struct acc a = { 0 };
+	struct miner_result *probe = NULL;	/* the corner's run, see below */
+	uint32_t probe_mp = 0, probe_mn = 0;
+	bool probe_deepen = false;
 	size_t runcap = 0;
 	int64_t t0 = now_ns();
 	bool deepen = false;
@@ -238,9 +297,7 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 	for (uint32_t r = 0; r + 1 < nd + na && !res->found && !err; r++) {
 		for (uint32_t i = 0; i < nd && i <= r && !err; i++) {
 			uint32_t j = r - i, mp, mn;
-			struct miner_opts ro = o.base;
 			struct miner_result *mr;
-			struct miner_auto_run *run;
 			bool seen = false;
 
 			if (j >= na)
@@ -251,52 +308,62 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 				seen = res->runs[k].min_pos == mp && res->runs[k].max_neg == mn;
 			if (seen)
 				continue;
-			if (o.total_time_budget_ns) {
-				int64_t left = o.total_time_budget_ns - (now_ns() - t0);
-
-				if (left <= 0) {
-					res->bounds |= MINER_BOUND_TIME;
+			if (probe && probe_mp == mp && probe_mn == mn && probe_deepen == deepen) {
+				mr = probe;
+				probe = NULL;
+			} else {
+				err = mine_point(d, &o, dg[i], ag[j], deepen, t0, &mr, res);
+				if (err == -ETIME) {
+					err = 0;
 					goto done;
 				}
-				if (!ro.time_budget_ns || ro.time_budget_ns > left)
-					ro.time_budget_ns = left;
+				if (err)
+					break;
 			}
-			ro.delta_ppm = dg[i];
-			ro.alpha_ppm = ag[j];
-			/* Later runs have the same or a lower min_pos, so about as
-			 * large a search: once one has overrun the node budget,
-			 * skip their plain DFS, which would be cut too. */
-			ro.deepen |= deepen;
-			err = miner_data__mine(d, &ro, &mr);
+			deepen |= !!(mr->bounds & (MINER_BOUND_NODES | MINER_BOUND_PATTERNS));
+			err = add_run(&a, res, &runcap, mr, dg[i], ag[j], mp, mn, r);
+			miner_result__free(mr);
+		}
+		/*
+		 * Whether anything emerges is monotone over the grid: a pattern
+		 * emerging at one point emerges at every looser one, and so
+		 * does a minimal one inside it. So once the strictest round has
+		 * found nothing, one run at the loosest point (the corner) says
+		 * whether any round can: exact (not cut by a node, pattern or
+		 * time budget) and empty, none will, and the walk ends there
+		 * instead of running every point (168 by default: two such
+		 * searches were 0.97 s of a 15 s storm's 1.12 s of mining).
+		 * Otherwise its result waits for the walk to reach the corner.
+		 */
+		if (r == 0 && !res->found && !err && nd + na > 2) {
+			uint32_t mp = miner_min_pos(dg[nd - 1], res->npos), mn = miner_max_neg(ag[na - 1], res->nneg);
+
+			if (mp == res->runs[0].min_pos && mn == res->runs[0].max_neg)
+				break;	/* every point is the same as the one run */
+			err = mine_point(d, &o, dg[nd - 1], ag[na - 1], deepen, t0, &probe, res);
+			if (err == -ETIME) {
+				err = 0;
+				goto done;
+			}
 			if (err)
 				break;
-			if (grow(&res->runs, &runcap, (size_t)res->nruns + 1, sizeof(*res->runs))) {
-				miner_result__free(mr);
-				err = -ENOMEM;
+			if (!probe->npatterns &&
+			    !(probe->bounds & (MINER_BOUND_NODES | MINER_BOUND_PATTERNS | MINER_BOUND_TIME))) {
+				err = add_run(&a, res, &runcap, probe, dg[nd - 1], ag[na - 1], mp, mn, nd + na - 2);
 				break;
 			}
-			run = &res->runs[res->nruns];
-			run->delta_ppm = dg[i];
-			run->alpha_ppm = ag[j];
-			run->min_pos = mp;
-			run->max_neg = mn;
-			run->round = r;
-			run->npatterns = mr->npatterns;
-			run->bounds = mr->bounds;
-			run->complete_len = mr->complete_len;
-			run->nodes = mr->nodes;
-			run->elapsed_ns = mr->elapsed_ns;
-			res->bounds |= mr->bounds;
-			deepen |= !!(mr->bounds & (MINER_BOUND_NODES | MINER_BOUND_PATTERNS));
-			res->round = r;
-			if (mr->npatterns)
-				res->found = true;
-			err = add_patterns(&a, mr, res->nruns);
-			res->nruns++;
-			miner_result__free(mr);
+			if (probe->bounds & MINER_BOUND_TIME) {
+				/* cut short: the corner deserves its own run if the walk gets there */
+				miner_result__free(probe);
+				probe = NULL;
+			}
+			probe_mp = mp;
+			probe_mn = mn;
+			probe_deepen = deepen;
 		}
 	}
 done:
+	miner_result__free(probe);
 	if (!err)
 		err = finish(&a, res);
 	free(a.e);

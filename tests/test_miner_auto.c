@@ -129,8 +129,8 @@ Test(miner_auto, target_needs_both_relaxed)
 	cr_assert_eq(last->max_neg, 1);
 	miner_auto_result__free(r);
 
-	/* Fixing delta at 100 % leaves only alpha to relax: nothing, and the
-	 * walk ends at the ceiling after the distinct points (10,0) (10,1) (10,2). */
+	/* Fixing delta at 100 % leaves only alpha to relax: nothing at (10,0),
+	 * nothing at the ceiling (10,2) either, so nothing in between: two runs. */
 	miner_auto_opts_default(&o);
 	o.base.gap_max = 0;
 	o.fix_delta = true;
@@ -138,9 +138,10 @@ Test(miner_auto, target_needs_both_relaxed)
 	cr_assert_eq(miner_auto_run(d, &o, &r), 0);
 	cr_assert(!r->found);
 	cr_assert_eq(r->npatterns, 0);
-	cr_assert_eq(r->nruns, 3);
-	cr_assert_eq(r->runs[2].max_neg, 2);
-	cr_assert_eq(r->runs[2].alpha_ppm, MINER_PCT(20));
+	cr_assert_eq(r->nruns, 2);
+	cr_assert_eq(r->runs[1].max_neg, 2);
+	cr_assert_eq(r->runs[1].alpha_ppm, MINER_PCT(25));
+	cr_assert_eq(r->round, r->runs[1].round);
 	miner_auto_result__free(r);
 
 	/* Fixing both is a single run. */
@@ -265,7 +266,9 @@ static bool same_pattern(const struct miner_pattern *a, const struct miner_auto_
 Test(miner_auto, random_consistency, .timeout = 300)
 {
 	unsigned long long seed = 0x5151;
-	int found = 0, later = 0, multi = 0;
+	static const uint32_t grid_delta[] = { 100, 98, 96, 94, 92, 90, 85, 80, 75, 70, 65, 60, 55, 50 };
+	static const uint32_t grid_alpha[] = { 0, 1, 2, 3, 4, 6, 8, 10, 12, 15, 20, 25 };
+	int found = 0, later = 0, multi = 0, by_corner = 0, final_hits = 0;
 
 	for (int it = 0; it < 400; it++) {
 		uint32_t n[2], len, nsym = (uint32_t)tu_rand_range(&seed, 2, 4);
@@ -351,14 +354,41 @@ Test(miner_auto, random_consistency, .timeout = 300)
 					cr_assert_geq(a->pos_count, b->pos_count);
 			}
 		}
+		/* The walk's answer by brute force over the whole default grid: no
+		 * point of an earlier round finds anything, one of the final round
+		 * does (none anywhere when nothing was found, which the walk may
+		 * conclude from the corner alone). */
+		for (size_t i = 0; i < sizeof(grid_delta) / sizeof(grid_delta[0]); i++) {
+			for (size_t j = 0; j < sizeof(grid_alpha) / sizeof(grid_alpha[0]); j++) {
+				struct miner_opts mo = o.base;
+				struct miner_result *mr;
+				uint32_t rr = (uint32_t)(i + j);
+
+				if (r->found && rr > r->round)
+					continue;
+				mo.delta_ppm = MINER_PCT(grid_delta[i]);
+				mo.alpha_ppm = MINER_PCT(grid_alpha[j]);
+				cr_assert_eq(miner_data__mine(d, &mo, &mr), 0);
+				if (!r->found || rr < r->round)
+					cr_assert_eq(mr->npatterns, 0, "iteration %d: (%u%%, %u%%) finds %u", it,
+						     grid_delta[i], grid_alpha[j], mr->npatterns);
+				else
+					final_hits += mr->npatterns > 0;
+				miner_result__free(mr);
+			}
+		}
+		cr_assert(!r->found || final_hits, "iteration %d: nothing in the final round", it);
+		final_hits = 0;
+		by_corner += !r->found && r->nruns == 2;
 		found += r->found;
 		later += r->found && r->round > 0;
 		multi += r->npatterns > 1;
 		miner_auto_result__free(r);
 		miner_data__free(d);
 	}
-	fprintf(stderr, "400 instances: %d found, %d after round 0, %d with several patterns\n",
-		found, later, multi);
+	fprintf(stderr, "400 instances: %d found, %d after round 0, %d with several patterns, %d ended by the corner\n",
+		found, later, multi, by_corner);
+	cr_assert_gt(by_corner, 20);
 	cr_assert_gt(found, 200);
 	cr_assert_gt(later, 50);
 	cr_assert_gt(multi, 50);
