@@ -87,6 +87,11 @@ struct miner_opts {
 	bool deepen;		/* default false: search by iterative deepening from
 				 * the start (see above); for inputs known to exceed
 				 * the node budget, saves the first, cut, search */
+	bool any;		/* default false: only whether some pattern emerges.
+				 * The search stops at the first one it records:
+				 * npatterns is 1 (some emerge, not all are listed)
+				 * or 0 (none, exactly so unless bounds has NODES,
+				 * TIME or PATTERNS) */
 };
 
 /* Fill @o with the defaults above. Always start from these: 0 is a meaningful

@@ -18,11 +18,11 @@
  * out. Rounds treat a step of delta and a step of alpha alike, so neither
  * threshold is relaxed far while the other stays strict. Points whose counts
  * (min_pos, max_neg) equal an earlier run's give the same answer and are not
- * run again. When round 0 finds nothing, the loosest point (the corner) runs
- * next: whether anything emerges is monotone over the grid, so an exact,
- * empty answer there ends the walk (its run is listed with the corner's
- * round); otherwise its result is kept for when the walk reaches the corner,
- * and the walk goes on as if it had not run.
+ * run again. When round 0 finds nothing, the loosest point (the corner) is
+ * asked next whether any pattern emerges there (miner_opts.any): whether
+ * anything emerges is monotone over the grid, so an exact no ends the walk
+ * (that run is listed, with the corner's round); a yes is dropped and the
+ * walk goes on as if it had not been asked.
  *
  * Patterns of the final round are merged (a pattern reported by several runs
  * is listed once, with the first run that reported it) and ranked by

@@ -1033,6 +1033,8 @@ static int record(struct ctx *c, uint32_t depth, uint32_t item, uint32_t pos, ui
 	c->rs.nrsym += len;
 	r->next = c->bucket[item];
 	c->bucket[item] = c->rs.nrec++;
+	if (c->o.any)
+		c->stop = true;	/* the question is answered; not a cut */
 	return 0;
 }
 
@@ -1428,6 +1430,8 @@ static int mine(struct ctx *c, unsigned *bounds, uint32_t *complete_len, struct 
 		c->rs = tmp;
 		*complete_len = k;
 		*out = &c->saved;
+		if (c->o.any && c->saved.nrec)
+			break;
 		/* A pass's own limit below max_len is not the caller's bound. */
 		if (k == c->max_depth || !(c->bounds & MINER_BOUND_MAX_LEN)) {
 			/* Complete: the answer is exact, whatever cut the first

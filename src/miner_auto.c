@@ -193,11 +193,12 @@ static int finish(struct acc *a, struct miner_auto_result *res)
 }
 
 /*
- * One grid point's run into *out; -ETIME (res->bounds noting it) when the
- * total budget is spent before it starts.
+ * One grid point's run into *out (any: only whether a pattern emerges);
+ * -ETIME (res->bounds noting it) when the total budget is spent before it
+ * starts.
  */
 static int mine_point(const struct miner_data *d, const struct miner_auto_opts *o, uint32_t delta_ppm,
-		      uint32_t alpha_ppm, bool deepen, int64_t t0, struct miner_result **out,
+		      uint32_t alpha_ppm, bool deepen, bool any, int64_t t0, struct miner_result **out,
 		      struct miner_auto_result *res)
 {
 	struct miner_opts ro = o->base;
@@ -218,6 +219,7 @@ static int mine_point(const struct miner_data *d, const struct miner_auto_opts *
 	 * search: once one has overrun the node budget, skip their plain
 	 * DFS, which would be cut too. */
 	ro.deepen |= deepen;
+	ro.any = any;
 	return miner_data__mine(d, &ro, out);
 }
 
@@ -255,9 +257,6 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 	struct miner_auto_opts o;
 	struct miner_auto_result *res;
 	struct acc a = { 0 };
-	struct miner_result *probe = NULL;	/* the corner's run, see below */
-	uint32_t probe_mp = 0, probe_mn = 0;
-	bool probe_deepen = false;
 	size_t runcap = 0;
 	int64_t t0 = now_ns();
 	bool deepen = false;
@@ -308,18 +307,13 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 				seen = res->runs[k].min_pos == mp && res->runs[k].max_neg == mn;
 			if (seen)
 				continue;
-			if (probe && probe_mp == mp && probe_mn == mn && probe_deepen == deepen) {
-				mr = probe;
-				probe = NULL;
-			} else {
-				err = mine_point(d, &o, dg[i], ag[j], deepen, t0, &mr, res);
-				if (err == -ETIME) {
-					err = 0;
-					goto done;
-				}
-				if (err)
-					break;
+			err = mine_point(d, &o, dg[i], ag[j], deepen, false, t0, &mr, res);
+			if (err == -ETIME) {
+				err = 0;
+				goto done;
 			}
+			if (err)
+				break;
 			deepen |= !!(mr->bounds & (MINER_BOUND_NODES | MINER_BOUND_PATTERNS));
 			err = add_run(&a, res, &runcap, mr, dg[i], ag[j], mp, mn, r);
 			miner_result__free(mr);
@@ -328,19 +322,20 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 		 * Whether anything emerges is monotone over the grid: a pattern
 		 * emerging at one point emerges at every looser one, and so
 		 * does a minimal one inside it. So once the strictest round has
-		 * found nothing, one run at the loosest point (the corner) says
-		 * whether any round can: exact (not cut by a node, pattern or
-		 * time budget) and empty, none will, and the walk ends there
-		 * instead of running every point (168 by default: two such
-		 * searches were 0.97 s of a 15 s storm's 1.12 s of mining).
-		 * Otherwise its result waits for the walk to reach the corner.
+		 * found nothing, one run at the loosest point (the corner),
+		 * asked only whether any pattern emerges, says whether any
+		 * round can: an exact no ends the walk there instead of running
+		 * every point (168 by default: two such searches were 0.97 s of
+		 * a 15 s storm's 1.12 s of mining). A yes is dropped (it lists
+		 * one pattern, not the corner's all) and the walk goes on.
 		 */
 		if (r == 0 && !res->found && !err && nd + na > 2) {
 			uint32_t mp = miner_min_pos(dg[nd - 1], res->npos), mn = miner_max_neg(ag[na - 1], res->nneg);
+			struct miner_result *probe;
 
 			if (mp == res->runs[0].min_pos && mn == res->runs[0].max_neg)
-				break;	/* every point is the same as the one run */
-			err = mine_point(d, &o, dg[nd - 1], ag[na - 1], deepen, t0, &probe, res);
+				break;	/* every point is the one that ran */
+			err = mine_point(d, &o, dg[nd - 1], ag[na - 1], deepen, true, t0, &probe, res);
 			if (err == -ETIME) {
 				err = 0;
 				goto done;
@@ -350,20 +345,13 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 			if (!probe->npatterns &&
 			    !(probe->bounds & (MINER_BOUND_NODES | MINER_BOUND_PATTERNS | MINER_BOUND_TIME))) {
 				err = add_run(&a, res, &runcap, probe, dg[nd - 1], ag[na - 1], mp, mn, nd + na - 2);
+				miner_result__free(probe);
 				break;
 			}
-			if (probe->bounds & MINER_BOUND_TIME) {
-				/* cut short: the corner deserves its own run if the walk gets there */
-				miner_result__free(probe);
-				probe = NULL;
-			}
-			probe_mp = mp;
-			probe_mn = mn;
-			probe_deepen = deepen;
+			miner_result__free(probe);
 		}
 	}
 done:
-	miner_result__free(probe);
 	if (!err)
 		err = finish(&a, res);
 	free(a.e);

@@ -842,6 +842,37 @@ static void print_pats(const char *what, const struct bpat *p, uint32_t n)
 	fprintf(stderr, "\n");
 }
 
+/*
+ * Asked only whether a pattern emerges (opts.any), the miner answers as the
+ * full answer does, exactly (no bound), with one pattern that does emerge.
+ */
+static void check_any(const struct inst *in, const struct miner_opts *full, uint32_t nwant,
+		      unsigned long long iseed)
+{
+	struct miner_opts o = *full;
+	struct miner_result *r;
+	uint32_t cnt[2] = { 0, 0 };
+
+	o.any = true;
+	cr_assert_eq(miner_mine(in->seq[0], in->n[0], in->seq[1], in->n[1], &o, &r), 0);
+	cr_assert_eq(r->npatterns, nwant > 0, "instance seed %#llx: any says %u, the full answer has %u",
+		     iseed, r->npatterns, nwant);
+	cr_assert_eq(r->bounds, 0, "instance seed %#llx", iseed);
+	if (r->npatterns) {
+		const struct miner_pattern *p = &r->patterns[0];
+
+		for (int s = 0; s < 2; s++)
+			for (uint32_t i = 0; i < in->n[s]; i++)
+				cnt[s] += miner_contains(p->sym, p->len, in->seq[s][i].sym, in->seq[s][i].len,
+							 in->gmin, in->gmax) == 1;
+		cr_assert_eq(cnt[0], p->pos_count, "instance seed %#llx", iseed);
+		cr_assert_eq(cnt[1], p->neg_count, "instance seed %#llx", iseed);
+		cr_assert_geq(p->pos_count, r->min_pos, "instance seed %#llx", iseed);
+		cr_assert_leq(p->neg_count, r->max_neg, "instance seed %#llx", iseed);
+	}
+	miner_result__free(r);
+}
+
 /* Compare miner and brute force on @count instances from @seed0. */
 static void compare_many(unsigned long long seed0, int count, bool with_gmin, bool full_only)
 {
@@ -903,6 +934,7 @@ static void compare_many(unsigned long long seed0, int count, bool with_gmin, bo
 		}
 		cr_assert(same, "miner differs from brute force on instance %d (seed %#llx, "
 			  "base seed %#llx), see stderr", it, iseed, seed0);
+		check_any(&in, &o, nwant, iseed);
 		nonempty += nwant > 0;
 		many += nwant >= 3;
 		for (uint32_t i = 0; i < nwant; i++)
