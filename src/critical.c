@@ -1649,8 +1649,11 @@ static void heap_down(struct heap_ent *h, size_t n, size_t i)
 }
 
 /* All tasks by end: a merge of the CPUs' lists, each already in end order. */
-static int merge_by_end(const struct model *m, uint32_t **out)
+/* *sorted (if asked): whether the merge came out in end order, as it does unless a CPU's tasks overlap. */
+static int merge_by_end(const struct model *m, uint32_t **out, bool *sorted)
 {
+	int64_t last = INT64_MIN;
+
 	uint32_t *byend = malloc((m->n ? m->n : 1) * sizeof(*byend));
 	struct heap_ent *h = malloc((m->ncpu ? m->ncpu : 1) * sizeof(*h));
 	size_t nh = 0, k = 0;
@@ -1665,9 +1668,14 @@ static int merge_by_end(const struct model *m, uint32_t **out)
 			h[nh++] = (struct heap_ent){ CPU_END(m->cpu_off[c]), c, m->cpu_off[c] };
 	for (size_t i = nh; i-- > 0;)
 		heap_down(h, nh, i);
+	if (sorted)
+		*sorted = true;
 	while (nh) {
 		struct heap_ent *t = &h[0];
 
+		if (sorted && t->end < last)
+			*sorted = false;
+		last = t->end;
 		byend[k++] = m->cpu_idx[t->pos];
 		if (++t->pos < m->cpu_off[t->cpu + 1]) {
 			t->end = CPU_END(t->pos);
@@ -1694,17 +1702,17 @@ static inline void eps_window(const struct model *m, const uint32_t *byend, int6
 }
 
 /* Program order within eps kept: u is v's thread's fragment just before it. */
-static void keep_program_order(struct model *m, uint32_t v)
+static void keep_program_order(struct model *m, struct crit_edge_stats *st, uint32_t v)
 {
-	m->st->same_thread++;
+	st->same_thread++;
 	m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
 	m->xcat[2 * v] = run_of(m, v - 1)->end_state == QT_END_PREEMPTED ? CRIT_CAT_PREEMPT : CRIT_CAT_BLOCKED;
 }
 
 /* A proposal within eps confirmed by the wakeup that released v. */
-static void keep_wakeup(struct model *m, uint32_t v)
+static void keep_wakeup(struct model *m, struct crit_edge_stats *st, uint32_t v)
 {
-	m->st->confirmed++;
+	st->confirmed++;
 	m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
 	m->xcat[2 * v + 1] = CRIT_CAT_WAKEUP;
 }
@@ -1722,7 +1730,7 @@ static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t ep
 {
 	struct crit_edge_stats *st = m->st;
 	uint32_t *byend = NULL, lo = 0, hi = 0;
-	int err = merge_by_end(m, &byend);
+	int err = merge_by_end(m, &byend, NULL);
 
 	for (uint32_t p = 0; p < g->n && !err; p++) {
 		uint32_t v = g->order[p];
@@ -1741,12 +1749,12 @@ static int scan_eps_each(struct model *m, const struct prec_graph *g, int64_t ep
 					st->redundant++;
 					continue;
 				}
-				keep_program_order(m, v);
+				keep_program_order(m, st, v);
 				continue;
 			}
 			st->cross++;
 			if (confirmed(m, u, v)) {
-				keep_wakeup(m, v);
+				keep_wakeup(m, st, v);
 			} else if (m->nmiss && missing(m, m->tasks[u].end_ns, rs)) {
 				st->missing_data++;
 			} else {
@@ -1806,27 +1814,34 @@ static bool ends_in_order(const struct model *m)
 	return true;
 }
 
-/*
- * What scan_eps_each finds, without visiting every proposal: a storm's
- * eps (131 us around 12 us runs) proposes ~40 pairs per task, 138 M for
- * 3.4 M tasks, all but one or two rejected. Of the pairs proposed into v
- * (the tasks ending in [start - eps, start)), only two can be kept: the
- * thread's previous fragment and the waker's task. The rest are counted:
- * the window in the tasks by end, the thread's own fragments in it by a
- * binary search over the thread (its ends in order), the ones whose gap
- * meets missing data as those ending before the end B of the last missing
- * window that starts by v's start (the windows are disjoint and sorted, so
- * [end, start] meets one iff end < B). The graph is the same: the kept
- * edges are noted per task (xcat), not in the order they are found.
- */
-static int scan_eps_count(struct model *m, const struct prec_graph *g, int64_t eps)
-{
-	struct crit_edge_stats *st = m->st;
-	uint32_t *byend = NULL, lo = 0, hi = 0;
-	size_t jm = 0;
-	int err = merge_by_end(m, &byend);
+struct eps_part {
+	struct model *m;
+	const struct prec_graph *g;
+	const uint32_t *byend;
+	int64_t eps;
+	uint32_t p0, p1;		/* the targets at these positions of the order */
+	struct crit_edge_stats st;	/* what they counted */
+};
 
-	for (uint32_t p = 0; p < g->n && !err; p++) {
+static void *eps_count_part(void *arg)
+{
+	struct eps_part *pt = arg;
+	struct model *m = pt->m;
+	const struct prec_graph *g = pt->g;
+	const uint32_t *byend = pt->byend;
+	struct crit_edge_stats *st = &pt->st;
+	int64_t eps = pt->eps;
+	uint32_t lo = 0, hi = 0;
+	size_t jm = 0;
+
+	if (pt->p0 && pt->p0 < pt->p1) {
+		/* Where the forward-only window of a scan from 0 would be (byend sorted). */
+		int64_t rs0 = m->tasks[g->order[pt->p0]].start_ns;
+
+		lo = byend_before(m, byend, 0, (uint32_t)m->n, rs0 - eps);
+		hi = lo + byend_before(m, byend, lo, (uint32_t)m->n, rs0);
+	}
+	for (uint32_t p = pt->p0; p < pt->p1; p++) {
 		uint32_t v = g->order[p], th = owner_of(m, v), u = CRIT_NONE, w = CRIT_NONE, below;
 		int64_t rs = m->tasks[v].start_ns;
 		uint64_t same, miss_all = 0;
@@ -1861,12 +1876,74 @@ static int scan_eps_count(struct model *m, const struct prec_graph *g, int64_t e
 		st->missing_data += miss_all;
 		st->rejected += hi - lo - same - (w != CRIT_NONE) - miss_all;
 		if (u != CRIT_NONE)
-			keep_program_order(m, v);
+			keep_program_order(m, st, v);
 		if (w != CRIT_NONE)
-			keep_wakeup(m, v);
+			keep_wakeup(m, st, v);
 	}
+	return NULL;
+}
+
+static void edge_stats_add(struct crit_edge_stats *d, const struct crit_edge_stats *s)
+{
+	d->candidates += s->candidates;
+	d->exact += s->exact;
+	d->same_thread += s->same_thread;
+	d->resource += s->resource;
+	d->cross += s->cross;
+	d->confirmed += s->confirmed;
+	d->rejected += s->rejected;
+	d->unchecked += s->unchecked;
+	d->missing_data += s->missing_data;
+	d->redundant += s->redundant;
+	d->wakeups_beyond += s->wakeups_beyond;
+	d->preempt_beyond += s->preempt_beyond;
+	for (int c = 0; c < CRIT_CAT_MAX; c++)
+		d->releases[c] += s->releases[c];
+	d->wakeups_unmatched += s->wakeups_unmatched;
+}
+
+/*
+ * What scan_eps_each finds, without visiting every proposal: a storm's
+ * eps (131 us around 12 us runs) proposes ~40 pairs per task, 138 M for
+ * 3.4 M tasks, all but one or two rejected. Of the pairs proposed into v
+ * (the tasks ending in [start - eps, start)), only two can be kept: the
+ * thread's previous fragment and the waker's task. The rest are counted:
+ * the window in the tasks by end, the thread's own fragments in it by a
+ * binary search over the thread (its ends in order), the ones whose gap
+ * meets missing data as those ending before the end B of the last missing
+ * window that starts by v's start (the windows are disjoint and sorted, so
+ * [end, start] meets one iff end < B). The graph is the same: the kept
+ * edges are noted per task (xcat), not in the order they are found.
+ *
+ * Each target is judged on its own, so with jobs > 1 the two halves of the
+ * order are counted side by side (a helper thread takes the first), each
+ * into its own counts; the flags each sets are its own targets'.
+ */
+static int scan_eps_count(struct model *m, const struct prec_graph *g, int64_t eps, int jobs)
+{
+	struct eps_part pt[2];
+	uint32_t *byend = NULL, mid;
+	pthread_t th;
+	bool two, sorted;
+	int err = merge_by_end(m, &byend, &sorted);
+
+	if (err)
+		return err;
+	/* The second half finds its window by binary search: ends in order only. */
+	mid = jobs > 1 && sorted ? g->n / 2 : 0;
+	for (int i = 0; i < 2; i++)
+		pt[i] = (struct eps_part){ .m = m, .g = g, .byend = byend, .eps = eps,
+					   .p0 = i ? mid : 0, .p1 = i ? g->n : mid };
+	two = mid && !pthread_create(&th, NULL, eps_count_part, &pt[0]);
+	if (!two)
+		eps_count_part(&pt[0]);
+	eps_count_part(&pt[1]);
+	if (two)
+		pthread_join(th, NULL);
+	edge_stats_add(m->st, &pt[0].st);
+	edge_stats_add(m->st, &pt[1].st);
 	free(byend);
-	return err;
+	return 0;
 }
 
 /* Edges the trace proves beyond eps, and the releases. */
@@ -1935,7 +2012,7 @@ static size_t extra_edges(void *ctx, uint32_t v, struct prec_edge *out)
 	return c;
 }
 
-static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, struct prec_graph **out)
+static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, int jobs, struct prec_graph **out)
 {
 	struct prec_opts po = {
 		.eps_ns = m->split ? 0 : eps,
@@ -1959,7 +2036,7 @@ static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, struct 
 		goto out;
 	m->st->candidates = (*out)->n_candidates;
 	if (m->split && eps > 0)
-		err = m->enumerate || !ends_in_order(m) ? scan_eps_each(m, *out, eps) : scan_eps_count(m, *out, eps);
+		err = m->enumerate || !ends_in_order(m) ? scan_eps_each(m, *out, eps) : scan_eps_count(m, *out, eps, jobs);
 	if (!err) {
 		trace_extras(m);
 		err = prec_graph__add_edges(*out, extra_edges, m);
@@ -2074,7 +2151,7 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	}
 	/* Halve an automatic eps until the proposals fit the edge budget. */
 	for (;;) {
-		err = build_graph(&m, eps, o->max_edges, &g);
+		err = build_graph(&m, eps, o->max_edges, o->jobs, &g);
 		if (err != -E2BIG || o->epsilon_ns >= 0 || eps == 0)
 			break;
 		eps /= 2;
