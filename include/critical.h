@@ -333,6 +333,16 @@ void critical_opts_default(struct critical_opts *o);
  */
 int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 		      const struct critical_opts *o, struct critical_result **out);
+/*
+ * The same in two steps, for running it beside the actors' stage: the
+ * graph, its critical path and the path into the recording's end need
+ * only the timeline; finish accounts the actors' paths (ar may be NULL)
+ * and always consumes p. critical__prep_free drops an unfinished p.
+ */
+struct critical_prep;
+int critical__prepare(const struct timeline *tl, const struct critical_opts *o, struct critical_prep **out);
+int critical__finish(struct critical_prep *p, const struct actors_result *ar, struct critical_result **out);
+void critical__prep_free(struct critical_prep *p);
 /* The stage over a Gantt chart. */
 int critical__analyse_gantt(const struct gantt *g, const struct critical_opts *o,
 			    struct critical_result **out);

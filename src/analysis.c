@@ -33,14 +33,50 @@ static void critical_opts_of(const struct analysis_opts *o, struct critical_opts
 	co->seg_breaks = o->break_paths;	/* only the listed paths are shown in full */
 }
 
-/* A stage that fails says so and leaves its result NULL; the others still report. */
-static int run_critical(struct analysis *a, const struct timeline *tl)
-{
+/*
+ * The critical path's graph needs only the timeline: with two jobs it is
+ * built beside the actors' stage (critical__prepare), and the actors'
+ * paths are accounted once both are done.
+ */
+struct prep_job {
+	const struct timeline *tl;
 	struct critical_opts co;
+	struct critical_prep *prep;
+	pthread_t th;
+	bool started;
 	int err;
+};
 
-	critical_opts_of(&a->opts, &co);
-	err = critical__analyse(tl, a->actors, &co, &a->critical);
+static void *prep_thread(void *arg)
+{
+	struct prep_job *j = arg;
+
+	j->err = critical__prepare(j->tl, &j->co, &j->prep);
+	return NULL;
+}
+
+/* The prepared graph, once built (NULL: none was started); the caller owns it. */
+static struct critical_prep *prep_join(struct prep_job *j, int *err)
+{
+	if (!j->started)
+		return NULL;
+	pthread_join(j->th, NULL);
+	j->started = false;
+	*err = j->err;
+	return j->prep;
+}
+
+/* A stage that fails says so and leaves its result NULL; the others still report. */
+static int run_critical(struct analysis *a, const struct timeline *tl, struct prep_job *pj)
+{
+	struct critical_prep *prep;
+	int err = 0;
+
+	prep = prep_join(pj, &err);
+	if (prep)
+		err = critical__finish(prep, a->actors, &a->critical);
+	else if (!err)
+		err = critical__analyse(tl, a->actors, &pj->co, &a->critical);
 	if (err)
 		log_warn("critical path: %s%s", strerror(-err),
 			 err == -E2BIG ? " (too many edges: try a smaller --epsilon)" : "");
@@ -74,7 +110,7 @@ static void *patterns_thread(void *arg)
  * this thread only, after both are done. A thread that cannot be started
  * means running them in turn, not failing.
  */
-static int run_critical_and_patterns(struct analysis *a, const struct timeline *tl)
+static int run_critical_and_patterns(struct analysis *a, const struct timeline *tl, struct prep_job *pj)
 {
 	struct patterns_job job = { a, tl, 0 };
 	bool side_by_side = a->opts.jobs > 1;
@@ -85,7 +121,7 @@ static int run_critical_and_patterns(struct analysis *a, const struct timeline *
 		log_status(side_by_side ? "critical path and emerging patterns..." : "critical path...");
 	if (side_by_side && pthread_create(&th, NULL, patterns_thread, &job))
 		side_by_side = false;
-	err = run_critical(a, tl);
+	err = run_critical(a, tl, pj);
 	if (side_by_side) {
 		pthread_join(th, NULL);
 	} else {
@@ -103,17 +139,27 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 			const struct analysis_opts *o, struct analysis **out)
 {
 	struct analysis *a = calloc(1, sizeof(*a));
-	int err;
+	struct prep_job pj = { 0 };
+	int err, perr;
 
 	if (!a)
 		return -ENOMEM;
 	a->trace = t;
 	a->tl = tl;
 	a->opts = *o;
-	/* Stages are added here in DESIGN.md order: actors, critical, patterns. */
+	/*
+	 * Stages in DESIGN.md order: actors, critical, patterns; the critical
+	 * path's graph is built beside the actors where two jobs run, and
+	 * the patterns beside the rest of the critical path.
+	 */
+	pj.tl = tl;
+	critical_opts_of(o, &pj.co);
+	pj.started = o->jobs > 1 && !pthread_create(&pj.th, NULL, prep_thread, &pj);
 	err = actors__analyse(tl, o, &a->actors);
 	if (!err)
-		err = run_critical_and_patterns(a, tl);
+		err = run_critical_and_patterns(a, tl, &pj);
+	/* Unused when the actors failed: their error stands. */
+	critical__prep_free(prep_join(&pj, &perr));
 	if (err) {
 		analysis__free(a);
 		return err;

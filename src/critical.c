@@ -2093,48 +2093,75 @@ static int trace_cpa(const struct model *m, const struct prec_graph *g, bool ful
 	return 0;
 }
 
-int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
-		      const struct critical_opts *o, struct critical_result **out)
-{
-	struct critical_opts def;
+/* A recording's graph, its critical path and the path into its end: all but the actors' accounting. */
+struct critical_prep {
+	struct critical_opts o;
 	struct critical_result *res;
-	struct model m = { .tl = tl };
-	struct prec_graph *g = NULL;
-	struct cpa_observed ob;
-	uint32_t *bind = NULL;
-	struct acc acc = { 0 };
+	struct model m;
+	struct prec_graph *g;
+	uint32_t *bind;
+	struct acc acc;
 	struct walker w;
+	uint64_t whole_ns;		/* the path into the end (accounting time) */
+};
+
+void critical__prep_free(struct critical_prep *p)
+{
+	if (!p)
+		return;
+	acc_free(&p->acc);
+	free(p->bind);
+	prec_graph__free(p->g);
+	model_free(&p->m);
+	critical__free(p->res);
+	free(p);
+}
+
+int critical__prepare(const struct timeline *tl, const struct critical_opts *o, struct critical_prep **out)
+{
+	struct critical_prep *p;
+	struct critical_result *res;
+	struct model *m;
+	struct cpa_observed ob;
 	int64_t eps, cap;
 	uint64_t t_start, t_graph, t_cpa;
 	int err;
 
 	*out = NULL;
-	if (!o) {
-		critical_opts_default(&def);
-		o = &def;
-	}
-	res = calloc(1, sizeof(*res));
-	if (!res)
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		return -ENOMEM;
+	if (o)
+		p->o = *o;
+	else
+		critical_opts_default(&p->o);
+	o = &p->o;
+	m = &p->m;
+	res = p->res = calloc(1, sizeof(*res));
+	if (!res) {
+		free(p);
+		return -ENOMEM;
+	}
+	m->tl = tl;
 	res->input = CRIT_INPUT_TRACE;
 	res->whole_last = CRIT_NONE;
 	res->epsilon_evidence_ns = -1;
-	m.st = &res->edges;
-	m.t0 = (int64_t)tl->start;
-	m.split = !o->timing_only && tl->nwk > 0;
-	m.enumerate = o->enumerate_eps;
-	res->wakeups = m.split;
-	res->origin_ns = m.t0;
+	m->st = &res->edges;
+	m->t0 = (int64_t)tl->start;
+	m->split = !o->timing_only && tl->nwk > 0;
+	m->enumerate = o->enumerate_eps;
+	res->wakeups = m->split;
+	res->origin_ns = m->t0;
 	t_start = now_ns();
-	err = model_build(&m);
+	err = model_build(m);
 	if (err)
 		goto out;
-	res->ntasks = m.n;
+	res->ntasks = m->n;
 
 	cap = o->epsilon_cap_ns > 0 ? o->epsilon_cap_ns : CRIT_DEFAULT_EPS_CAP;
 	/* What the wakeups say, also next to a given eps. */
 	if (tl->nwk > 0)
-		res->epsilon_evidence_ns = invisible_gap_max(&m);
+		res->epsilon_evidence_ns = invisible_gap_max(m);
 	if (o->epsilon_ns >= 0) {
 		eps = o->epsilon_ns;
 		res->epsilon_source = "given";
@@ -2151,7 +2178,7 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	}
 	/* Halve an automatic eps until the proposals fit the edge budget. */
 	for (;;) {
-		err = build_graph(&m, eps, o->max_edges, o->jobs, &g);
+		err = build_graph(m, eps, o->max_edges, o->jobs, &p->g);
 		if (err != -E2BIG || o->epsilon_ns >= 0 || eps == 0)
 			break;
 		eps /= 2;
@@ -2160,44 +2187,64 @@ int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
 	if (err)
 		goto out;
 	res->epsilon_ns = eps;
-	model_drop_build(&m);
-	res->nedges = g->n_edges;
+	model_drop_build(m);
+	res->nedges = p->g->n_edges;
 	t_graph = now_ns();
-	err = trace_cpa(&m, g, o->full_cpa, &ob, &bind);
+	err = trace_cpa(m, p->g, o->full_cpa, &ob, &p->bind);
 	if (err)
 		goto out;
 	res->makespan_ns = ob.makespan;
 	res->ncritical = ob.ncritical;
 	t_cpa = now_ns();
 	res->unexplained = res->edges.releases[CRIT_CAT_REL_NONE];
-	res->edges.exact = g->n_exact;
+	res->edges.exact = p->g->n_exact;
+	res->build_ns = t_graph - t_start;
+	res->cpa_ns = t_cpa - t_graph;
 
-	w = (struct walker){ .m = &m, .g = g, .bind = bind, .hint = m.cpu_hint, .separate = o->separate_walks };
-	err = acc_init(&acc, tl->nthreads);
+	p->w = (struct walker){ .m = m, .g = p->g, .bind = p->bind, .hint = m->cpu_hint,
+				.separate = o->separate_walks };
+	err = acc_init(&p->acc, tl->nthreads);
 	if (err)
 		goto out;
 	if (ob.last != CPA_NONE) {
 		res->whole_last = ob.last;
-		err = path_into(&w, ob.last, ob.makespan, 0, &acc, 4 * CRIT_MAX_SEGS, &res->whole);
-		if (err)
-			goto out;
+		err = path_into(&p->w, ob.last, ob.makespan, 0, &p->acc, 4 * CRIT_MAX_SEGS, &res->whole);
 	}
-	if (ar)
-		err = account_actors(res, &w, ar, &acc, o->jobs, tl->nthreads, o->seg_breaks);
-	res->build_ns = t_graph - t_start;
-	res->cpa_ns = t_cpa - t_graph;
-	res->account_ns = now_ns() - t_cpa;
+	p->whole_ns = now_ns() - t_cpa;
 out:
-	acc_free(&acc);
-	free(bind);
-	prec_graph__free(g);
-	model_free(&m);
 	if (err) {
-		critical__free(res);
+		critical__prep_free(p);
 		return err;
 	}
-	*out = res;
+	*out = p;
 	return 0;
+}
+
+int critical__finish(struct critical_prep *p, const struct actors_result *ar, struct critical_result **out)
+{
+	uint64_t t0 = now_ns();
+	int err = 0;
+
+	*out = NULL;
+	if (ar)
+		err = account_actors(p->res, &p->w, ar, &p->acc, p->o.jobs, p->m.tl->nthreads, p->o.seg_breaks);
+	p->res->account_ns = p->whole_ns + (now_ns() - t0);
+	if (!err) {
+		*out = p->res;
+		p->res = NULL;
+	}
+	critical__prep_free(p);
+	return err;
+}
+
+int critical__analyse(const struct timeline *tl, const struct actors_result *ar,
+		      const struct critical_opts *o, struct critical_result **out)
+{
+	struct critical_prep *p;
+	int err = critical__prepare(tl, o, &p);
+
+	*out = NULL;
+	return err ? err : critical__finish(p, ar, out);
 }
 
 /* ---- the stage over a Gantt chart ---- */
