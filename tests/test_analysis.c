@@ -4,6 +4,7 @@
  * critical-path stage and the pattern search give the same report whether
  * they run side by side (jobs = 2) or one after the other (jobs = 1).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,34 @@ Test(analysis, side_by_side_same_report)
 	cr_assert_str_eq(one, two);
 	free(one);
 	free(two);
+	timeline__free(tl);
+	trace__free(t);
+}
+
+/*
+ * With two jobs the critical path's graph is being built while the actors'
+ * stage fails on an --actor that names nothing: the analysis fails with the
+ * actors' error, and the graph is dropped (the SAN build checks that
+ * nothing leaks).
+ */
+Test(analysis, actors_failing_beside_the_graph)
+{
+	static const char *const specs[] = { "nosuch" };
+	struct trace *t = world();
+	struct timeline *tl;
+	struct analysis_opts o;
+	struct analysis *a = NULL;
+
+	log_level = LOG_QUIET;
+	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
+	for (int jobs = 1; jobs <= 2; jobs++) {
+		analysis_opts_default(&o);
+		o.jobs = jobs;
+		o.actor_specs = specs;
+		o.n_actor_specs = 1;
+		cr_expect_eq(analysis__run_trace(t, tl, &o, &a), -EINVAL, "jobs %d", jobs);
+		cr_expect_null(a, "jobs %d", jobs);
+	}
 	timeline__free(tl);
 	trace__free(t);
 }
