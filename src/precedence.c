@@ -338,14 +338,32 @@ static inline void put_edge(struct prec_graph *g, uint32_t e, uint32_t from,
 	g->cat[e] = cat;
 }
 
-/* Moves c edges from index src to index dst (the ranges may overlap). */
+/*
+ * Moves c edges from index src to index dst (the ranges may overlap). A
+ * target has a few edges, and the compaction and add_edges move every
+ * target's: four memmove calls each cost more than the copying (a tenth
+ * of a storm's graph build). Copying in the direction of the move keeps
+ * overlapping ranges right.
+ */
 static void move_edges(struct prec_graph *g, uint32_t dst, uint32_t src, uint32_t c)
 {
-	memmove(g->pred + dst, g->pred + src, c * sizeof(*g->pred));
-	if (g->lag)
-		memmove(g->lag + dst, g->lag + src, c * sizeof(*g->lag));
-	memmove(g->kind + dst, g->kind + src, c);
-	memmove(g->cat + dst, g->cat + src, c);
+	if (dst < src) {
+		for (uint32_t i = 0; i < c; i++) {
+			g->pred[dst + i] = g->pred[src + i];
+			if (g->lag)
+				g->lag[dst + i] = g->lag[src + i];
+			g->kind[dst + i] = g->kind[src + i];
+			g->cat[dst + i] = g->cat[src + i];
+		}
+	} else if (dst > src) {
+		for (uint32_t i = c; i-- > 0;) {
+			g->pred[dst + i] = g->pred[src + i];
+			if (g->lag)
+				g->lag[dst + i] = g->lag[src + i];
+			g->kind[dst + i] = g->kind[src + i];
+			g->cat[dst + i] = g->cat[src + i];
+		}
+	}
 }
 
 static void count_kinds(struct prec_graph *g)
