@@ -73,7 +73,7 @@ done
 
 log ""
 log "# 2. the same storm (stress-ng --switch 2) recorded by qostrace and by perf sched record"
-log "    storm   tool                           events   file MB    wall s   events/s   peak MB   (every run's wall s; median of $REPEAT)"
+log "    storm   tool                           events   file MB    wall s   events/s   peak MB   (every run's wall s, in round order; median)"
 for secs in 2 15; do
 	$QT record -q -a --no-syscalls -o "$WORK/q.qtrace" --force -- stress-ng --switch 2 -t "$secs" -q
 	perf sched record -q -o "$WORK/p.data" -- stress-ng --switch 2 -t "$secs" -q >/dev/null 2>&1
@@ -81,8 +81,12 @@ for secs in 2 15; do
 	pev=$(perf script -i "$WORK/p.data" 2>/dev/null | wc -l)
 	declare -A walls=() rsss=()
 	tools=("qostrace report --json" "qostrace report" "perf sched timehist" "perf sched latency")
-	for k in $(seq "$REPEAT"); do	# interleaved, so that noise hits all alike
-		for what in "${tools[@]}"; do
+	# Interleaved and rotated: each tool runs first in one round. On this
+	# VM the first run after another program's exit gets the memory that
+	# program freed back from the host, and is up to 1.6 s slower.
+	for k in $(seq 0 $((${#tools[@]} - 1))); do
+		for j in $(seq 0 $((${#tools[@]} - 1))); do
+			what=${tools[$(((j + k) % ${#tools[@]}))]}
 			case "$what" in
 			*--json) cmd=($QT report --json "$WORK/q.qtrace") ;;
 			qostrace*) cmd=($QT report "$WORK/q.qtrace") ;;
@@ -97,7 +101,7 @@ for secs in 2 15; do
 	done
 	for what in "${tools[@]}"; do
 		case "$what" in qostrace*) ev=$qev; f=$WORK/q.qtrace ;; *) ev=$pev; f=$WORK/p.data ;; esac
-		wall=$(echo "${walls[$what]}" | tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		wall=$(echo "${walls[$what]}" | tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 		awk -v s="$secs" -v w="$what" -v ev="$ev" -v wall="$wall" -v rss="${rsss[$what]}" -v size="$(stat -c %s "$f")" \
 			-v all="${walls[$what]}" \
 			'BEGIN { printf "   %3d s   %-28s %9d %9.1f   %7.2f %10.0f %9.0f   (%s )\n", s, w, ev, size / 1e6, wall, ev / (wall > 0 ? wall : 1e-3), rss / 1024, all }' |
@@ -112,7 +116,7 @@ if command -v valgrind > /dev/null; then
 	callgrind_annotate --inclusive=yes "$WORK/cg.out" 2> /dev/null > "$WORK/cg.txt"
 	python3 - "$WORK/cg.txt" 1000000 <<'PY' | tee -a "$OUT.tmp"
 import re, sys
-stages = ["trace__load", "timeline__build", "actors__analyse", "critical__analyse", "patterns__analyse", "report_json"]
+stages = ["trace__load", "timeline__build", "actors__analyse", "critical__prepare", "critical__finish", "patterns__analyse", "report_json"]
 inc, total = {}, None
 for line in open(sys.argv[1]):
     if "PROGRAM TOTALS" in line:
