@@ -2,6 +2,7 @@
 # How fast the analysis is, and how it grows with the recording.
 #
 #   scripts/bench-analysis.sh [MAX]      (MAX: largest synthetic size, default 100000000)
+#   PARTS=2 ROUNDS=8 scripts/bench-analysis.sh   (only part 2, 8 rounds per storm)
 #
 # 1. qostrace report --json on synthetic traces of 1 M, 10 M and 100 M events
 #    (tests/bench/gen_trace.c: 8 CPUs, periodic pipelines, background
@@ -19,8 +20,11 @@
 set -u
 cd "$(dirname "$0")/.."
 MAX=${1:-100000000}
+PARTS=${PARTS:-123}	# which of the parts below to run
+ROUNDS=${ROUNDS:-4}	# rounds over the storm's tools (part 2), each tool first in turn
 REPEAT=${REPEAT:-3}	# runs per input up to 10 M events, median reported
 OUT=scripts/results/bench-analysis.txt
+[ "$PARTS" = 123 ] || OUT=scripts/results/bench-analysis-part$PARTS.txt
 WORK=$(mktemp -d /tmp/qostrace-bench-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 QT=build/qostrace
@@ -33,8 +37,10 @@ log() { echo "$@" | tee -a "$OUT.tmp"; }
 
 log "# qostrace analysis speed, $(date -u +%Y-%m-%dT%H:%MZ), $(uname -r), $(nproc) CPUs, $(free -g | awk '/Mem:/ { print $2 }') GiB"
 log ""
-log "# 1. report --json on synthetic traces (gen_trace, 8 CPUs)"
-log "    events        runs   file MB   wall s   user s   events/s   peak MB   B/run   stages (s, last run)   (every run's wall s)"
+if [[ $PARTS == *1* ]]; then
+	log "# 1. report --json on synthetic traces (gen_trace, 8 CPUs)"
+	log "    events        runs   file MB   wall s   user s   events/s   peak MB   B/run   stages (s, last run)   (every run's wall s)"
+fi
 
 measure() {	# file events label: the median of REPEAT runs (this VM's page faults vary run to run)
 	local f=$1 ev=$2 k reps=$REPEAT
@@ -65,6 +71,7 @@ PY
 }
 
 for n in 1000000 10000000 100000000; do
+	[[ $PARTS == *1* ]] || break
 	[ "$n" -le "$MAX" ] || continue
 	build/bench/gen_trace "$WORK/g.qtrace" "$n" 8 > /dev/null || { log "gen_trace $n failed"; continue; }
 	measure "$WORK/g.qtrace" "$n" "synthetic $n"
@@ -73,20 +80,26 @@ done
 
 log ""
 log "# 2. the same storm (stress-ng --switch 2) recorded by qostrace and by perf sched record"
-log "    storm   tool                           events   file MB    wall s   events/s   peak MB   (every run's wall s, in round order; median)"
+log "    storm   tool                           events   file MB    wall s   events/s   peak MB   (every run's wall s by round; median)"
 for secs in 2 15; do
+	[[ $PARTS == *2* ]] || break
 	$QT record -q -a --no-syscalls -o "$WORK/q.qtrace" --force -- stress-ng --switch 2 -t "$secs" -q
 	perf sched record -q -o "$WORK/p.data" -- stress-ng --switch 2 -t "$secs" -q >/dev/null 2>&1
 	qev=$($QT report --json "$WORK/q.qtrace" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"]["events"])')
 	pev=$(perf script -i "$WORK/p.data" 2>/dev/null | wc -l)
 	declare -A walls=() rsss=()
 	tools=("qostrace report --json" "qostrace report" "perf sched timehist" "perf sched latency")
-	# Interleaved and rotated: each tool runs first in one round. On this
-	# VM the first run after another program's exit gets the memory that
-	# program freed back from the host, and is up to 1.6 s slower.
-	for k in $(seq 0 $((${#tools[@]} - 1))); do
-		for j in $(seq 0 $((${#tools[@]} - 1))); do
-			what=${tools[$(((j + k) % ${#tools[@]}))]}
+	# Interleaved, and in every round in another order (a Williams design:
+	# over 4 rounds each tool runs right after each other one once). On
+	# this VM a run is faster right after a program that freed much memory
+	# (the host still backs it) than after one whose memory stays mapped
+	# (perf keeps its data file in the page cache): in a fixed order
+	# `report --json`, always after `perf sched latency`, was 1.4 s slower
+	# than the `report` right after it.
+	orders=("0 1 3 2" "1 2 0 3" "2 3 1 0" "3 0 2 1")
+	for k in $(seq 0 $((ROUNDS - 1))); do
+		for j in ${orders[$((k % 4))]}; do
+			what=${tools[$j]}
 			case "$what" in
 			*--json) cmd=($QT report --json "$WORK/q.qtrace") ;;
 			qostrace*) cmd=($QT report "$WORK/q.qtrace") ;;
@@ -108,6 +121,7 @@ for secs in 2 15; do
 			tee -a "$OUT.tmp"
 	done
 done
+[[ $PARTS == *3* ]] || { mv "$OUT.tmp" "$OUT"; echo "written to $OUT"; exit 0; }
 log ""
 log "# 3. where the time goes"
 build/bench/gen_trace "$WORK/g1.qtrace" 1000000 8 > /dev/null
