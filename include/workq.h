@@ -37,6 +37,25 @@ static inline void workq_fail(struct workq *q)
 }
 
 /*
+ * A worker's loop: fn(ctx, i) for every item it takes, until none is left
+ * or fn fails, which stops every worker. Returns fn's error, or 0.
+ */
+static inline int workq_each(struct workq *q, int (*fn)(void *ctx, size_t i), void *ctx)
+{
+	size_t i;
+	int err;
+
+	while (workq_take(q, &i)) {
+		err = fn(ctx, i);
+		if (err) {
+			workq_fail(q);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
  * Zeroed memory for n items of size bytes that one worker writes and no
  * other, in whole cache lines of its own: two workers' small arrays from
  * one allocator slab can share a line, and then every write takes the

@@ -614,27 +614,26 @@ struct study_worker {
 	int err;
 };
 
+static int study_one(void *ctx, size_t i)
+{
+	struct study_worker *sw = ctx;
+	struct study_job *j = sw->job;
+
+	return study(j->c, &sw->w, &j->cands[i], &j->res[i]);
+}
+
 /* Takes the next candidate until none is left or a worker failed. */
 static void *study_work(void *arg)
 {
 	struct study_worker *sw = arg;
-	struct study_job *j = sw->job;
-
-	size_t i;
 
 	sw->w.ws = invocations_ws_new();
 	if (!sw->w.ws) {
 		sw->err = -ENOMEM;
-		workq_fail(&j->q);
+		workq_fail(&sw->job->q);
 		return NULL;
 	}
-	while (workq_take(&j->q, &i)) {
-		sw->err = study(j->c, &sw->w, &j->cands[i], &j->res[i]);
-		if (sw->err) {
-			workq_fail(&j->q);
-			break;
-		}
-	}
+	sw->err = workq_each(&sw->job->q, study_one, sw);
 	return NULL;
 }
 

@@ -1503,20 +1503,19 @@ struct acct_worker {
 	int err;
 };
 
+static int acct_one(void *ctx, size_t i)
+{
+	struct acct_worker *wk = ctx;
+	struct acct_job *j = wk->job;
+
+	return account_actor(j->res, &wk->w, j->ar, i, j->slot[i], j->keep, &wk->ac);
+}
+
 static void *acct_work(void *arg)
 {
 	struct acct_worker *wk = arg;
-	struct acct_job *j = wk->job;
 
-	size_t i;
-
-	while (workq_take(&j->q, &i)) {
-		wk->err = account_actor(j->res, &wk->w, j->ar, i, j->slot[i], j->keep, &wk->ac);
-		if (wk->err) {
-			workq_fail(&j->q);
-			break;
-		}
-	}
+	wk->err = workq_each(&wk->job->q, acct_one, wk);
 	return NULL;
 }
 

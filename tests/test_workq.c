@@ -3,6 +3,7 @@
  * workq: two threads taking from one queue get every item exactly once, in
  * no fixed split; after a failure nothing more is handed out.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 
@@ -73,6 +74,74 @@ Test(workq, a_failure_stops_every_taker)
 	cr_assert(seen);
 	take_all(&t);
 	cr_expect_eq(t.taken, 5);
+	cr_expect_not(workq_take(&q, &i), "an item handed out after a failure");
+	free(seen);
+}
+
+struct each_ctx {
+	struct workq *q;
+	uint8_t *seen;		/* [NITEMS], shared as above */
+	size_t fail_at;		/* the item whose call fails; NITEMS: none */
+	int err;
+};
+
+static int each_fn(void *ctx, size_t i)
+{
+	struct each_ctx *c = ctx;
+
+	c->seen[i]++;
+	return i == c->fail_at ? -EIO : 0;
+}
+
+static void *each_thread(void *arg)
+{
+	struct each_ctx *c = arg;
+
+	c->err = workq_each(c->q, each_fn, c);
+	return NULL;
+}
+
+/* workq_each: every item once on two threads; a failure is returned by its worker and stops both. */
+Test(workq, each_item_once_and_failure_stops)
+{
+	for (size_t fail_at = 0; fail_at <= NITEMS; fail_at += NITEMS / 2) {
+		struct workq q = { .n = NITEMS };
+		uint8_t *seen = calloc(NITEMS, 1);
+		struct each_ctx c[2] = { { &q, seen, fail_at, 0 }, { &q, seen, fail_at, 0 } };
+		size_t called = 0, i;
+		pthread_t th;
+
+		cr_assert(seen);
+		cr_assert_eq(pthread_create(&th, NULL, each_thread, &c[1]), 0);
+		each_thread(&c[0]);
+		pthread_join(th, NULL);
+		for (i = 0; i < NITEMS; i++) {
+			cr_assert_leq(seen[i], 1, "item %zu called %u times", i, seen[i]);
+			called += seen[i];
+		}
+		if (fail_at == NITEMS) {
+			cr_expect_eq(called, NITEMS);
+			cr_expect(c[0].err == 0 && c[1].err == 0);
+		} else {
+			cr_expect_eq(seen[fail_at], 1);
+			cr_expect((c[0].err == -EIO) + (c[1].err == -EIO) == 1, "errors %d %d", c[0].err, c[1].err);
+		}
+		free(seen);
+	}
+}
+
+/* On one worker: the calls stop at the failing item, and the queue hands out nothing more. */
+Test(workq, each_stops_at_the_failure)
+{
+	struct workq q = { .n = NITEMS };
+	uint8_t *seen = calloc(NITEMS, 1);
+	struct each_ctx c = { &q, seen, 5, 0 };
+	size_t i;
+
+	cr_assert(seen);
+	cr_expect_eq(workq_each(&q, each_fn, &c), -EIO);
+	for (i = 0; i < NITEMS; i++)
+		cr_assert_eq(seen[i], i <= 5, "item %zu called %u times", i, seen[i]);
 	cr_expect_not(workq_take(&q, &i), "an item handed out after a failure");
 	free(seen);
 }
