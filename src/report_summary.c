@@ -95,15 +95,15 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 	if (!best_count) {
 		const struct crit_break *b = worst[0];
 
-		if (b->release_excess_ns > 0) {
-			critical_cat_name(b->release.cat, b->release.sub, a->trace, name, sizeof(name));
+		if (b->release_excess_ns > 0)
 			fprintf(f, "2. What delayed it: its worst late invocation was released %s later than usual "
-				"(%s).\n", fmt_duration(b1, sizeof(b1), b->release_excess_ns), name);
-		}
+				"(%s).\n", fmt_duration(b1, sizeof(b1), b->release_excess_ns),
+				critical_cat_name(b->release.cat, b->release.sub, a->trace, name, sizeof(name)));
 		return;
 	}
 	{
 		const struct crit_share *c = &worst[best]->culprit;
+		const char *who = name;	/* a category's name may be a constant, not written to name */
 		int64_t lo = INT64_MAX, hi = 0;
 
 		for (size_t j = 0; j < n; j++) {
@@ -118,13 +118,13 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 			snprintf(name, sizeof(name), "%s",
 				 timeline__comm_at(a->tl, c->thread, worst[best]->path.end_ns));
 		else
-			critical_cat_name(c->cat, c->sub, a->trace, name, sizeof(name));
+			who = critical_cat_name(c->cat, c->sub, a->trace, name, sizeof(name));
 		fmt_duration(b1, sizeof(b1), lo);
 		fmt_duration(b2, sizeof(b2), hi);
 		fprintf(f, "2. What delayed it: in %zu of its %zu worst breaks, %s%s%s%s (%s%s%s more than usual).\n",
 			best_count, n, c->thread != CRIT_NONE && c->held_ns > c->run_ns ? "it waited for the CPU behind " :
 			c->thread != CRIT_NONE ? "the critical path ran through " : "the path waited on ",
-			rs_bold(st), name, rs_reset(st), b1, lo != hi ? " to " : "", lo != hi ? b2 : "");
+			rs_bold(st), who, rs_reset(st), b1, lo != hi ? " to " : "", lo != hi ? b2 : "");
 	}
 }
 

@@ -149,6 +149,48 @@ Test(analysis, actors_failing_beside_the_graph)
 	trace__free(t);
 }
 
+/*
+ * The Diagnosis names what delayed the upstream actor's worst breaks also
+ * when that is a kind of wait, whose name is a constant rather than written
+ * into the caller's buffer: the world's culprit (hog) is made a wakeup
+ * latency here, and the sentence must say so.
+ */
+Test(analysis, diagnosis_names_a_category_culprit)
+{
+	struct trace *t = world();
+	struct timeline *tl;
+	struct analysis_opts o;
+	struct analysis *a;
+	struct report_style st = { 0 };
+	char *buf = NULL;
+	size_t len = 0, changed = 0;
+	FILE *f;
+
+	log_level = LOG_QUIET;
+	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
+	analysis_opts_default(&o);
+	cr_assert_eq(analysis__run_trace(t, tl, &o, &a), 0);
+	cr_assert(a->actors->upstream >= 0);
+	for (size_t i = 0; i < a->critical->nbreaks; i++) {
+		struct crit_break *b = &a->critical->breaks[i];
+
+		if ((long)b->actor != a->actors->upstream || b->culprit.thread == CRIT_NONE)
+			continue;
+		b->culprit = (struct crit_share){ .thread = CRIT_NONE, .cat = CRIT_CAT_WAKEUP, .ns = MS };
+		changed++;
+	}
+	cr_assert_gt(changed, 0, "no break of the upstream actor blamed a thread");
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	report_summary(a, f, &st);
+	fclose(f);
+	cr_expect(strstr(buf, "the path waited on wakeup latency"), "%s", buf);
+	free(buf);
+	analysis__free(a);
+	timeline__free(tl);
+	trace__free(t);
+}
+
 /* Critical-path tracks in the Perfetto export with --break-paths N. */
 static size_t export_paths(const struct trace *t, const struct timeline *tl, size_t break_paths)
 {
