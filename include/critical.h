@@ -263,7 +263,7 @@ struct crit_break {
 	int64_t lateness_ns;
 	struct crit_path path;
 	struct crit_share culprit;	/* the row (not a release) with the largest excess over its mean */
-	int64_t excess_ns;		/* culprit.ns - its mean per invocation (culprit.ns == 0: none) */
+	int64_t excess_ns;		/* culprit.ns - its mean per invocation, > 0 (culprit.ns == 0: none) */
 	int64_t release_excess_ns;	/* how much more than usual the chain waited for its release */
 	struct crit_share release;	/* that release row (release_excess_ns > 0) */
 };

@@ -1255,10 +1255,16 @@ static int cmp_brk_key(const void *x, const void *y)
 	return break_order(a->lateness_ns, a->actor, a->brk, b->lateness_ns, b->actor, b->brk);
 }
 
-/* The row of a break's path that exceeds its mean in the reference windows the most. */
+/*
+ * The row of a break's path that exceeds its mean in the reference windows
+ * the most. A row at or below its mean delayed nothing: a break whose rows
+ * all are has no culprit (culprit.ns == 0), as a release not later than
+ * usual has none.
+ */
 static void find_culprit(struct crit_break *b, const struct crit_share *ref, size_t nref, size_t nwin)
 {
-	b->excess_ns = INT64_MIN;
+	b->excess_ns = b->release_excess_ns = 0;
+	b->culprit = (struct crit_share){ .thread = CRIT_NONE };
 	for (size_t i = 0; i < b->path.nshare; i++) {
 		const struct crit_share *r = &b->path.share[i];
 		int64_t mean = 0, x;
@@ -1288,10 +1294,6 @@ static void find_culprit(struct crit_break *b, const struct crit_share *ref, siz
 			b->excess_ns = x;
 			b->culprit = *r;
 		}
-	}
-	if (b->excess_ns == INT64_MIN) {
-		b->excess_ns = 0;
-		b->culprit = (struct crit_share){ .thread = CRIT_NONE };
 	}
 }
 

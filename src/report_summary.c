@@ -86,7 +86,7 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 
 		for (size_t j = 0; j < n; j++)
 			count += worst[j]->culprit.thread == worst[i]->culprit.thread &&
-				 worst[j]->culprit.cat == worst[i]->culprit.cat && worst[j]->culprit.ns;
+				 worst[j]->culprit.cat == worst[i]->culprit.cat && worst[j]->excess_ns > 0;
 		if (count > best_count) {
 			best_count = count;
 			best = i;
@@ -109,7 +109,7 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 		for (size_t j = 0; j < n; j++) {
 			int64_t v = worst[j]->excess_ns;
 
-			if (worst[j]->culprit.thread != c->thread || worst[j]->culprit.cat != c->cat)
+			if (worst[j]->culprit.thread != c->thread || worst[j]->culprit.cat != c->cat || v <= 0)
 				continue;
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;

@@ -362,6 +362,49 @@ Test(critical, break_explained_by_cpu_holder)
 }
 
 /*
+ * A "break" at the invocation after the late one, which came early: no row
+ * of its path exceeds its mean (src's run and the disturber fell in the
+ * window before), so nothing is blamed. A row at or below its mean is no
+ * culprit: the Diagnosis once printed "-3.78 us more than usual".
+ */
+Test(critical, no_culprit_without_excess)
+{
+	const int n = 5, d = 2;
+	struct fixture f;
+	const struct crit_break *b;
+	size_t sink;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+	struct analysis an = { 0 };
+	struct report_style st = { 0 };
+
+	fx_timeline(&f, pipeline_synth(n, d, false));
+	sink = add_actor(&f, SINK, "sink/14", 2 * MS);
+	add_break(&f, sink, d + 1, PERIOD);
+	f.ar.upstream = (long)sink;
+	run_critical(&f, NULL);
+	cr_assert_eq(f.r->nbreaks, 1);
+	b = &f.r->breaks[0];
+	cr_assert_gt(b->path.nshare, 0);
+	cr_assert_eq(b->culprit.ns, 0, "blamed a row of %lld ns, excess %lld", (long long)b->culprit.ns,
+		     (long long)b->excess_ns);
+	cr_assert_eq(b->excess_ns, 0);
+	cr_assert_leq(b->release_excess_ns, 0);
+
+	an.trace = f.t;
+	an.tl = f.tl;
+	an.actors = &f.ar;
+	an.critical = f.r;
+	out = open_memstream(&buf, &len);
+	critical__print(f.r, &an, out, &st);
+	fclose(out);
+	cr_assert(strstr(buf, "nothing on its path took longer than usual"), "%s", buf);
+	free(buf);
+	fx_free(&f);
+}
+
+/*
  *   cpu0: timer wakes A at 90; A 100..200, wakes B at 150 and C at 190
  *   cpu1: Y 100..240, B 260..300     (B waits behind Y, then 20 us idle)
  *   cpu2: C 195..230
