@@ -106,4 +106,13 @@ int invocations_build(const struct invoc_fragment *f, size_t n,
 		      struct invocations_ws *ws, struct invocation *out,
 		      size_t *n_out, struct invocations_info *info);
 
+/*
+ * Lends a workspace's arrays to the caller until its next call, so that a
+ * caller studying an actor needs no copies of its own (8 bytes per
+ * fragment each): after invocations_build(ws) on n fragments, seg[0..*nseg)
+ * are the segments' start times as clustered, and seg and spare each have
+ * room for n int64. Both may be written.
+ */
+void invocations_ws_lend(struct invocations_ws *ws, int64_t **seg, size_t *nseg, int64_t **spare);
+
 #endif

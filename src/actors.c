@@ -210,13 +210,18 @@ struct ctx {
 };
 
 /* One study's scratch, grown to the largest actor it studies. */
+/*
+ * One worker's scratch, grown to its largest actor. A busy thread has
+ * millions of runs and two are studied at once: what is touched per run
+ * here is most of the analysis's peak memory on a storm, so the int64
+ * arrays are the invocations workspace's own, lent (invocations_ws_lend).
+ */
 struct work {
 	size_t cap;
 	struct invoc_fragment *frag;
-	struct invocation *out, *out2;
+	struct invocation *out;
 	size_t *idx;		/* SYSCALL: fragment -> index into tl->sc */
-	int64_t *t;
-	int64_t *scratch;
+	size_t idx0;		/* THREAD: fragment j is run idx0 + j of tl->runs */
 	struct period_break *pb;
 	struct invocations_ws *ws;
 };
@@ -257,19 +262,22 @@ static int work_reserve(struct work *w, size_t n)
 		return 0;
 	while (cap < n)
 		cap *= 2;
+	/*
+	 * Nothing in them outlives a study: fresh blocks, not realloc, whose
+	 * copy would touch (make resident) pages a thread actor never uses.
+	 */
+	w->cap = 0;
 #define RE(field)                                                    \
 	do {                                                         \
-		p = realloc(w->field, cap * sizeof(*w->field));      \
+		free(w->field);                                      \
+		p = malloc(cap * sizeof(*w->field));                 \
+		w->field = p;                                        \
 		if (!p)                                              \
 			return -ENOMEM;                              \
-		w->field = p;                                        \
 	} while (0)
 	RE(frag);
 	RE(out);
-	RE(out2);
 	RE(idx);
-	RE(t);
-	RE(scratch);
 	RE(pb);
 #undef RE
 	w->cap = cap;
@@ -361,6 +369,7 @@ static size_t gather(const struct timeline *tl, struct work *w, const struct can
 			j = j < th->nrun ? j + 1 : j;
 			*ncut = j;
 		}
+		w->idx0 = th->run0 + j;
 		for (; j < th->nrun; j++) {
 			int64_t s = runs[j].start;
 
@@ -370,7 +379,6 @@ static size_t gather(const struct timeline *tl, struct work *w, const struct can
 			w->frag[m].start_ns = s;
 			w->frag[m].end_ns = (int64_t)runs[j].end > s ? (int64_t)runs[j].end : s;
 			w->frag[m].preempted = runs[j].end_state == QT_END_PREEMPTED;
-			w->idx[m] = th->run0 + j;
 			m++;
 		}
 	} else {
@@ -387,6 +395,12 @@ static size_t gather(const struct timeline *tl, struct work *w, const struct can
 		}
 	}
 	return m;
+}
+
+/* Which run (THREAD) or syscall (SYSCALL) of the timeline fragment j is. */
+static size_t occurrence(const struct work *w, const struct cand *cd, size_t j)
+{
+	return cd->kind == ACTOR_THREAD ? w->idx0 + j : w->idx[j];
 }
 
 static size_t cand_size(const struct ctx *c, const struct cand *cd)
@@ -435,15 +449,13 @@ static void actor_release(struct actor *a)
 static long split_periodic(const struct ctx *c, struct work *w, size_t n, size_t *m)
 {
 	struct period_stats st;
-	size_t ns = 0, m2 = 0, si = 1;
-	long splits = 0;
+	int64_t *seg, *at;	/* the segments' starts; the fragments a split falls before */
+	size_t nseg, splits = 0, si = 1;
 	double limit;
 	int err;
 
-	for (size_t j = 0; j < n; j++)
-		if (j == 0 || !w->frag[j - 1].preempted)
-			w->t[ns++] = w->frag[j].start_ns;
-	err = period_analyze(w->t, ns, &c->popts, &st, NULL, w->scratch);
+	invocations_ws_lend(w->ws, &seg, &nseg, &at);
+	err = period_analyze(seg, nseg, &c->popts, &st, NULL, at);
 	if (err)
 		return err;
 	if (!st.periodic)
@@ -451,29 +463,35 @@ static long split_periodic(const struct ctx *c, struct work *w, size_t n, size_t
 	limit = c->inv_opts.max_gap_frac * st.period_ns;
 	/* Walk invocations and segment starts together, as invocations_build does. */
 	for (size_t k = 0, j = 1; k < *m; k++) {
-		w->out2[m2++] = w->out[k];
 		for (; j < n && j <= w->out[k].last; j++) {
 			if (w->frag[j - 1].preempted)
 				continue;
-			if (j > w->out[k].first && (double)(w->t[si] - w->t[si - 1]) > limit) {
-				struct invocation *cur = &w->out2[m2 - 1];
-
-				cur->last = j - 1;
-				cur->end_ns = w->frag[j - 1].end_ns;
-				w->out2[m2] = w->out[k];
-				w->out2[m2].first = j;
-				w->out2[m2].start_ns = w->frag[j].start_ns;
-				m2++;
-				splits++;
-			}
+			if (j > w->out[k].first && (double)(seg[si] - seg[si - 1]) > limit)
+				at[splits++] = (int64_t)j;
 			si++;
 		}
 	}
-	if (splits) {
-		memcpy(w->out, w->out2, m2 * sizeof(*w->out));
-		*m = m2;
+	/*
+	 * In place, from the back: invocation k and its pieces move up by the
+	 * splits in it and before it, never below k, so nothing is written
+	 * over before it is read (a copy would touch 32 bytes more per run).
+	 */
+	for (size_t k = *m, d = *m + splits, s = splits; k-- > 0;) {
+		struct invocation inv = w->out[k];
+
+		while (s > 0 && (size_t)at[s - 1] > inv.first) {
+			size_t j = (size_t)at[--s];
+
+			w->out[--d] = (struct invocation){ .first = j, .last = inv.last,
+							   .start_ns = w->frag[j].start_ns,
+							   .end_ns = inv.end_ns };
+			inv.last = j - 1;
+			inv.end_ns = w->frag[j - 1].end_ns;
+		}
+		w->out[--d] = inv;
 	}
-	return splits;
+	*m += splits;
+	return (long)splits;
 }
 
 /*
@@ -486,7 +504,8 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	const struct timeline *tl = c->tl;
 	const struct tl_thread *th = &tl->threads[cd->thread];
 	struct actor a = { 0 };
-	size_t n, ninv = 0, ncut;
+	size_t n, ninv = 0, ncut, nseg;
+	int64_t *t, *spare;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -529,14 +548,16 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 		goto fail;
 	}
 	a.ninv = ninv;
+	/* The segments' starts are no longer needed: the invocations' go there. */
+	invocations_ws_lend(w->ws, &t, &nseg, &spare);
 	for (size_t k = 0; k < ninv; k++) {
 		a.inv[k].start_ns = w->out[k].start_ns;
 		a.inv[k].end_ns = w->out[k].end_ns;
-		a.inv[k].first = w->idx[w->out[k].first];
-		a.inv[k].last = w->idx[w->out[k].last];
-		w->t[k] = w->out[k].start_ns;
+		a.inv[k].first = occurrence(w, cd, w->out[k].first);
+		a.inv[k].last = occurrence(w, cd, w->out[k].last);
+		t[k] = w->out[k].start_ns;
 	}
-	err = period_analyze(w->t, ninv, &c->popts, &a.st, w->pb, w->scratch);
+	err = period_analyze(t, ninv, &c->popts, &a.st, w->pb, spare);
 	if (err)
 		goto fail;
 	a.breaks = malloc((a.st.periodic && a.st.n_breaks ? a.st.n_breaks : 1) * sizeof(*a.breaks));
@@ -551,8 +572,8 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 
 		x->before = pb->before;
 		x->late = pb->late;
-		x->start_ns = w->t[pb->before];
-		x->end_ns = w->t[pb->late];
+		x->start_ns = t[pb->before];
+		x->end_ns = t[pb->late];
 		x->interval_ns = pb->interval_ns;
 		x->lateness_ns = (int64_t)(pb->lateness_ns + (pb->lateness_ns < 0 ? -0.5 : 0.5));
 		x->data_missing = interval_missing(c, th->tid, x->start_ns, x->end_ns);
@@ -593,10 +614,7 @@ static void work_free(struct work *w)
 {
 	free(w->frag);
 	free(w->out);
-	free(w->out2);
 	free(w->idx);
-	free(w->t);
-	free(w->scratch);
 	free(w->pb);
 	invocations_ws_free(w->ws);
 }

@@ -13,6 +13,7 @@
 
 struct invocations_ws {
 	size_t cap;		/* items each buffer holds */
+	size_t nseg;		/* segments of the last invocations_build */
 	int64_t *t;		/* segment start times (invocations_build) */
 	double *nu;		/* novelty scores */
 	void *scratch;		/* 8-byte slots: Otsu's sorted copy, then intervals */
@@ -49,7 +50,6 @@ void invocations_ws_free(struct invocations_ws *ws)
 static int ws_reserve(struct invocations_ws *ws, size_t n)
 {
 	size_t cap = ws->cap;
-	void *p;
 
 	if (n <= cap)
 		return 0;
@@ -60,18 +60,18 @@ static int ws_reserve(struct invocations_ws *ws, size_t n)
 	while (cap < n)
 		cap *= 2;
 
-	p = realloc(ws->t, cap * sizeof(int64_t));
-	if (!p)
+	/*
+	 * Nothing in them outlives a call: fresh blocks, not realloc, whose
+	 * copy would touch pages the next call may not use.
+	 */
+	ws_release(ws);
+	ws->t = malloc(cap * sizeof(int64_t));
+	ws->nu = malloc(cap * sizeof(double));
+	ws->scratch = malloc(cap * 8);
+	if (!ws->t || !ws->nu || !ws->scratch) {
+		ws_release(ws);
 		return -ENOMEM;
-	ws->t = p;
-	p = realloc(ws->nu, cap * sizeof(double));
-	if (!p)
-		return -ENOMEM;
-	ws->nu = p;
-	p = realloc(ws->scratch, cap * 8);
-	if (!p)
-		return -ENOMEM;
-	ws->scratch = p;
+	}
 	ws->cap = cap;
 	return 0;
 }
@@ -269,6 +269,7 @@ int invocations_build(const struct invoc_fragment *f, size_t n,
 		if (j == 0 || !f[j - 1].preempted)
 			ws->t[nseg++] = f[j].start_ns;
 
+	ws->nseg = nseg;
 	/* Step 2: cluster the segments' start times. */
 	err = cluster_core(ws->t, nseg, opts, ws, &d, info);
 	if (err)
@@ -297,4 +298,11 @@ int invocations_build(const struct invoc_fragment *f, size_t n,
 out:
 	ws_release(&tmp);
 	return err;
+}
+
+void invocations_ws_lend(struct invocations_ws *ws, int64_t **seg, size_t *nseg, int64_t **spare)
+{
+	*seg = ws->t;
+	*nseg = ws->nseg;
+	*spare = ws->scratch;
 }

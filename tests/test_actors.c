@@ -371,7 +371,7 @@ Test(actors, jitter_without_breaks)
  * clustering alone makes Otsu's high class exactly the breaks and the guard
  * accepts one "invocation" per break; the split rule keeps every period.
  */
-Test(actors, recurring_breaks_do_not_collapse)
+static void recurring_breaks(unsigned int max_preempt, unsigned int max_blocks, const char *what)
 {
 	static size_t every20[9];
 	struct synth_actor_cfg c = cfg10ms();
@@ -384,6 +384,9 @@ Test(actors, recurring_breaks_do_not_collapse)
 	c.break_at = every20;
 	c.n_breaks = N(every20);
 	c.break_delay_ns = 25 * MS;
+	c.max_preempt = max_preempt;
+	c.max_blocks = max_blocks;
+	c.block_prob = max_blocks ? 0.5 : 0;
 	for (uint64_t seed = 1; seed <= 10; seed++) {
 		struct synth *sy = synth_new(T0, T0 + 3000 * MS, 2);
 		struct sched S = { 0 };
@@ -395,7 +398,7 @@ Test(actors, recurring_breaks_do_not_collapse)
 		sched_emit(sy, &S);
 		world_build(&w, sy);
 		cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
-		check_actor(&w, &w.r->v[0], &c, first, start, "recurring breaks");
+		check_actor(&w, &w.r->v[0], &c, first, start, what);
 		cr_assert_eq(w.r->v[0].info.rule, INVOC_RULE_OTSU);
 		cr_assert_eq(w.r->v[0].nsplit, 190, "seed %llu: %zu splits", (unsigned long long)seed,
 			     w.r->v[0].nsplit);
@@ -404,6 +407,22 @@ Test(actors, recurring_breaks_do_not_collapse)
 		cr_assert_eq(w.r->v[0].ninv, 1 + N(every20), "seed %llu", (unsigned long long)seed);
 		world_free(&w);
 	}
+}
+
+Test(actors, recurring_breaks_do_not_collapse)
+{
+	recurring_breaks(0, 0, "recurring breaks");
+}
+
+/*
+ * The same with invocations of several fragments (preemptions, short
+ * blocking pauses): the split rewrites the invocations in place, moving
+ * each by the splits before it; every invocation's first and last run and
+ * its times must come out exact.
+ */
+Test(actors, recurring_breaks_split_multi_fragment_invocations)
+{
+	recurring_breaks(3, 0, "recurring breaks, several fragments each");
 }
 
 Test(actors, non_periodic_actor)
