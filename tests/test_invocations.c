@@ -440,3 +440,46 @@ Test(invocations, errors)
 	o.max_gap_frac = -0.5;
 	cr_expect_eq(invocations_cluster(fig5, 11, &o, NULL, starts, &m, NULL), -EINVAL);
 }
+
+/*
+ * What the workspace lends after a build: the segments' starts (a fragment
+ * after a preemption continues its segment), and two arrays with room for
+ * every fragment, growing with a larger actor.
+ */
+Test(invocations, workspace_lends_segment_starts)
+{
+	const struct invoc_fragment f[] = {
+		{ 0, 10, true }, { 15, 20, false }, { 100, 110, false },
+		{ 200, 205, true }, { 210, 212, true }, { 220, 230, false },
+	};
+	const int64_t want[] = { 0, 100, 200 };
+	struct invocations_ws *ws = invocations_ws_new();
+	struct invocation out[N(f)];
+	struct invoc_fragment *big;
+	int64_t *seg, *spare;
+	size_t m, nseg;
+
+	cr_assert(ws);
+	cr_assert_eq(invocations_build(f, N(f), NULL, ws, out, &m, NULL), 0);
+	invocations_ws_lend(ws, &seg, &nseg, &spare);
+	cr_assert_eq(nseg, N(want));
+	for (size_t i = 0; i < nseg; i++)
+		cr_assert_eq(seg[i], want[i], "segment %zu starts at %lld", i, (long long)seg[i]);
+	/* Writable, whole: the sanitizer build checks the last slot of each. */
+	seg[N(f) - 1] = spare[N(f) - 1] = 1;
+
+	big = calloc(1000, sizeof(*big));
+	cr_assert(big);
+	for (size_t i = 0; i < 1000; i++)
+		big[i] = (struct invoc_fragment){ (int64_t)i * 10, (int64_t)i * 10 + 1, false };
+	struct invocation *bout = calloc(1000, sizeof(*bout));
+	cr_assert(bout);
+	cr_assert_eq(invocations_build(big, 1000, NULL, ws, bout, &m, NULL), 0);
+	invocations_ws_lend(ws, &seg, &nseg, &spare);
+	cr_assert_eq(nseg, 1000);
+	cr_assert_eq(seg[999], 9990);
+	spare[999] = 1;
+	free(bout);
+	free(big);
+	invocations_ws_free(ws);
+}
