@@ -22,14 +22,17 @@ int session__open(const char *path, struct session *s);
 
 /*
  * What report and export read: a trace file, or a Gantt chart when the file
- * is not a trace and its name ends in .csv. Prints why on failure.
+ * is not a trace and its name ends in .csv. A trace's switch, wakeup,
+ * syscall and IRQ records are freed as its timeline is built
+ * (timeline__build_consuming): the analysis reads the timeline alone.
+ * Prints why on failure.
  */
 int session__open_input(const char *path, struct session *s);
 
 /*
  * Runs every analysis stage into s->an. A trace's switch, wakeup, syscall
- * and IRQ records are freed first: the timeline holds what the stages read,
- * and that takes a quarter off the peak memory.
+ * and IRQ records are freed first if they are still there: the timeline
+ * holds what the stages read.
  */
 int session__analyse(struct session *s, const struct analysis_opts *o);
 

@@ -152,6 +152,16 @@ struct timeline_opts {
 
 int timeline__build(const struct trace *t, const struct timeline_opts *opts,
 		    struct timeline **out);
+
+/*
+ * The same for a trace read no further than its timeline (report, export):
+ * each kind of record is freed once the timeline holds it, all of them by
+ * the end (trace__drop_records). The switches, most of a trace, are gone
+ * before the runs are grouped by thread, which is the build's peak: a copy
+ * of the runs beside the records. On failure the records may be gone too.
+ */
+int timeline__build_consuming(struct trace *t, const struct timeline_opts *opts,
+			      struct timeline **out);
 void timeline__free(struct timeline *tl);
 
 /* Name of a thread at a moment (it may have changed by exec/prctl). */

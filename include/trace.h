@@ -67,6 +67,9 @@ void trace__free(struct trace *t);
  */
 void trace__drop_records(struct trace *t);
 
+/* The switch records alone: the first and largest part of trace__drop_records(). */
+void trace__drop_switches(struct trace *t);
+
 /*
  * Grows one of a trace's record arrays (sw, wk, sc, irq, task, irqn, lost)
  * to hold at least n items of elem bytes: their pages move on growth, they

@@ -136,7 +136,7 @@ int cmd_demo(int argc, char **argv)
 		goto out;
 	fprintf(stderr, "qostrace demo: %llu events recorded, %llu lost; analysing %s\n",
 		(unsigned long long)sum.events, (unsigned long long)sum.lost, path);
-	err = session__open(path, &s);
+	err = session__open_input(path, &s);
 	if (err)
 		goto out;
 	analysis_opts_default(&ao);

@@ -8,7 +8,7 @@
 #include "session.h"
 #include "tracefile.h"
 
-int session__open(const char *path, struct session *s)
+static int open_trace(const char *path, struct session *s, bool keep_records)
 {
 	struct trace_load_opts lo = { .progress = true };
 	struct timeline_opts to = { .progress = true };
@@ -21,7 +21,8 @@ int session__open(const char *path, struct session *s)
 		log_err("%s", err);
 		return e;
 	}
-	e = timeline__build(s->trace, &to, &s->tl);
+	e = keep_records ? timeline__build(s->trace, &to, &s->tl) :
+			   timeline__build_consuming(s->trace, &to, &s->tl);
 	if (e) {
 		log_err("%s: cannot build the timeline: %s", path, strerror(-e));
 		trace__free(s->trace);
@@ -29,6 +30,11 @@ int session__open(const char *path, struct session *s)
 		return e;
 	}
 	return 0;
+}
+
+int session__open(const char *path, struct session *s)
+{
+	return open_trace(path, s, true);
 }
 
 /* A trace file starts with its magic; anything else named *.csv is a Gantt chart. */
@@ -51,7 +57,7 @@ int session__open_input(const char *path, struct session *s)
 	int e;
 
 	if (is_trace(path))
-		return session__open(path, s);
+		return open_trace(path, s, false);
 	memset(s, 0, sizeof(*s));
 	e = gantt__read(path, NULL, &s->gantt, msg, sizeof(msg));
 	if (e)

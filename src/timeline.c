@@ -111,6 +111,7 @@ static int set_add(struct u32set *s, uint32_t v)
 struct builder {
 	struct timeline *tl;
 	const struct trace *t;
+	struct trace *consume;		/* t, when its records may be freed as they are used */
 	struct u32set targets;
 	bool all;
 	uint64_t recorder;
@@ -737,10 +738,10 @@ static int sort_gaps(struct timeline *tl)
 	return 0;
 }
 
-int timeline__build(const struct trace *t, const struct timeline_opts *opts,
-		    struct timeline **out)
+static int build(const struct trace *t, struct trace *consume, const struct timeline_opts *opts,
+		 struct timeline **out)
 {
-	struct builder b = { 0 };
+	struct builder b = { .consume = consume };
 	struct timeline *tl;
 	int err;
 
@@ -770,12 +771,16 @@ int timeline__build(const struct trace *t, const struct timeline_opts *opts,
 		err = build_lost_gaps(&b);
 	if (!err)
 		err = build_runs(&b);
+	if (!err && b.consume)
+		trace__drop_switches(b.consume);
 	if (!err)
 		err = build_syscalls(&b);
 	if (!err)
 		err = build_wakeups(&b);
 	if (!err)
 		err = build_irqs(&b);
+	if (!err && b.consume)
+		trace__drop_records(b.consume);
 	if (!err)
 		err = finish_threads(&b);
 	if (!err)
@@ -800,6 +805,18 @@ int timeline__build(const struct trace *t, const struct timeline_opts *opts,
 			 (unsigned long long)tl->unsure_runs, tl->unsure_ns / 1e6);
 	*out = tl;
 	return 0;
+}
+
+int timeline__build(const struct trace *t, const struct timeline_opts *opts,
+		    struct timeline **out)
+{
+	return build(t, NULL, opts, out);
+}
+
+int timeline__build_consuming(struct trace *t, const struct timeline_opts *opts,
+			      struct timeline **out)
+{
+	return build(t, t, opts, out);
 }
 
 void timeline__free(struct timeline *tl)

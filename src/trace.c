@@ -328,13 +328,19 @@ fail:
 	return e;
 }
 
-void trace__drop_records(struct trace *t)
+void trace__drop_switches(struct trace *t)
 {
 	rec_free(t->sw);
+	t->sw = NULL;
+	t->nsw = 0;
+}
+
+void trace__drop_records(struct trace *t)
+{
+	trace__drop_switches(t);
 	rec_free(t->wk);
 	rec_free(t->sc);
 	rec_free(t->irq);
-	t->sw = NULL;
 	t->wk = NULL;
 	t->sc = NULL;
 	t->irq = NULL;

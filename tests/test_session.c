@@ -82,12 +82,17 @@ Test(session, trace_analysed_without_its_records)
 		     "a trace by its magic, whatever its name");
 	cr_assert_not_null(s.trace);
 	cr_assert_null(s.gantt);
-	cr_expect_eq(s.trace->nsw, 4);
+	cr_expect(!s.trace->sw && !s.trace->nsw, "the timeline holds the switches once built");
+	cr_expect_eq(s.trace->by_type[QT_REC_SWITCH], 4, "counts stay for the report");
+	cr_expect_eq(s.tl->nruns, 2);
 	cr_assert_eq(session__analyse(&s, &o), 0);
 	cr_assert_not_null(s.an);
 	cr_expect_eq(s.an->trace, s.trace);
-	cr_expect(!s.trace->sw && !s.trace->nsw, "the timeline holds the switches now");
-	cr_expect_eq(s.trace->by_type[QT_REC_SWITCH], 4, "counts stay for the report");
+	session__close(&s);
+
+	/* info and dump read the records themselves: session__open keeps them. */
+	cr_assert_eq(session__open(trace_file("run.qtrace"), &s), 0);
+	cr_expect_eq(s.trace->nsw, 4);
 	cr_expect_eq(s.tl->nruns, 2);
 	session__close(&s);
 }

@@ -477,6 +477,38 @@ Test(timeline, out_of_order_records_give_the_same_timeline)
 	}
 }
 
+/*
+ * Built consuming the trace's records (report, export): the same timeline,
+ * with lost windows and every kind of record, and the records are gone
+ * afterwards while the counts by type and the task records stay.
+ */
+Test(timeline, consuming_build_gives_the_same_timeline)
+{
+	struct sched_opts o = { .ncpus = 4, .nthreads = 12, .nswitches = 3000, .extras = true,
+				.lost_from = 5000, .lost_to = 9000 };
+
+	for (unsigned long long seed = 1; seed <= 5; seed++) {
+		struct trace *t1 = random_schedule(seed, &o), *t2 = random_schedule(seed, &o);
+		struct timeline_opts to = { 0 };
+		struct timeline *x, *y;
+		uint64_t by_switch = t2->by_type[QT_REC_SWITCH];
+
+		cr_assert_gt(t2->nsw, 0);
+		cr_assert_gt(t2->nwk + t2->nsc + t2->nirq, 0);
+		x = build(t1);
+		cr_assert_eq(timeline__build_consuming(t2, &to, &y), 0);
+		expect_same_timeline(x, y);
+		check_invariants(y);
+		cr_assert(!t2->sw && !t2->wk && !t2->sc && !t2->irq, "seed %llu: records kept", seed);
+		cr_assert_eq(t2->nsw + t2->nwk + t2->nsc + t2->nirq, 0);
+		cr_assert_eq(t2->by_type[QT_REC_SWITCH], by_switch);
+		cr_assert_eq(t2->ntask, t1->ntask);
+		cr_assert_gt(t1->nsw, 0, "the plain build keeps them");
+		done(x, t1);
+		done(y, t2);
+	}
+}
+
 /* ---- lost records ---- */
 
 /*
