@@ -130,6 +130,14 @@ struct timeline {
 	size_t nthreads;
 	struct tl_run *runs;		/* grouped by thread */
 	size_t nruns;
+	/*
+	 * The runs of CPU c in time order: runs_by_cpu[cpu_run0[c] ..
+	 * cpu_run0[c + 1]) (indices into runs; ncpus + 1 offsets). Known
+	 * from the build's switch order, where sorting the runs again would
+	 * cost a sort and its memory. NULL beyond UINT32_MAX runs.
+	 */
+	uint32_t *runs_by_cpu;
+	size_t *cpu_run0;
 	struct tl_syscall *sc;		/* grouped by thread */
 	size_t nsc;
 	struct tl_wakeup *wk;		/* time order */

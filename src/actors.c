@@ -219,7 +219,6 @@ struct ctx {
 struct work {
 	size_t cap;
 	struct invoc_fragment *frag;
-	struct invocation *out;
 	size_t *idx;		/* SYSCALL: fragment -> index into tl->sc */
 	size_t idx0;		/* THREAD: fragment j is run idx0 + j of tl->runs */
 	struct period_break *pb;
@@ -276,7 +275,6 @@ static int work_reserve(struct work *w, size_t n)
 			return -ENOMEM;                              \
 	} while (0)
 	RE(frag);
-	RE(out);
 	RE(idx);
 	RE(pb);
 #undef RE
@@ -444,9 +442,9 @@ static void actor_release(struct actor *a)
  * The split rule (see the top of this file): when the segments alone (every
  * voluntary pause a boundary) already make a periodic actor, no invocation
  * may span a pause longer than max_gap_frac x their median interval.
- * Rewrites w->out[0..*m); returns the number of splits or -errno.
+ * Rewrites out[0..*m) (room for n); returns the number of splits or -errno.
  */
-static long split_periodic(const struct ctx *c, struct work *w, size_t n, size_t *m)
+static long split_periodic(const struct ctx *c, struct work *w, size_t n, struct invocation *out, size_t *m)
 {
 	struct period_stats st;
 	int64_t *seg, *at;	/* the segments' starts; the fragments a split falls before */
@@ -463,10 +461,10 @@ static long split_periodic(const struct ctx *c, struct work *w, size_t n, size_t
 	limit = c->inv_opts.max_gap_frac * st.period_ns;
 	/* Walk invocations and segment starts together, as invocations_build does. */
 	for (size_t k = 0, j = 1; k < *m; k++) {
-		for (; j < n && j <= w->out[k].last; j++) {
+		for (; j < n && j <= out[k].last; j++) {
 			if (w->frag[j - 1].preempted)
 				continue;
-			if (j > w->out[k].first && (double)(seg[si] - seg[si - 1]) > limit)
+			if (j > out[k].first && (double)(seg[si] - seg[si - 1]) > limit)
 				at[splits++] = (int64_t)j;
 			si++;
 		}
@@ -477,18 +475,18 @@ static long split_periodic(const struct ctx *c, struct work *w, size_t n, size_t
 	 * over before it is read (a copy would touch 32 bytes more per run).
 	 */
 	for (size_t k = *m, d = *m + splits, s = splits; k-- > 0;) {
-		struct invocation inv = w->out[k];
+		struct invocation inv = out[k];
 
 		while (s > 0 && (size_t)at[s - 1] > inv.first) {
 			size_t j = (size_t)at[--s];
 
-			w->out[--d] = (struct invocation){ .first = j, .last = inv.last,
+			out[--d] = (struct invocation){ .first = j, .last = inv.last,
 							   .start_ns = w->frag[j].start_ns,
 							   .end_ns = inv.end_ns };
 			inv.last = j - 1;
 			inv.end_ns = w->frag[j - 1].end_ns;
 		}
-		w->out[--d] = inv;
+		out[--d] = inv;
 	}
 	*m += splits;
 	return (long)splits;
@@ -506,6 +504,8 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	struct actor a = { 0 };
 	size_t n, ninv = 0, ncut, nseg;
 	int64_t *t, *spare;
+	struct invocation *built;
+	void *kept;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -517,17 +517,30 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	if (err)
 		return err;
 	n = gather(tl, w, cd, &ncut);
-	err = invocations_build(w->frag, n, &c->inv_opts, w->ws, w->out, &ninv, &a.info);
-	if (err)
-		return err;
-	if (c->inv_opts.max_gap_frac > 0) {
-		long s = split_periodic(c, w, n, &ninv);
+	/*
+	 * The invocations are built where the actor keeps them and turned
+	 * into its own form in place, slot by slot (same size): a busy
+	 * thread's are tens of MB, and a scratch copy would be resident
+	 * beside them.
+	 */
+	_Static_assert(sizeof(struct invocation) == sizeof(struct actor_invocation), "converted in place");
+	kept = malloc((n ? n : 1) * sizeof(struct invocation));
+	if (!kept)
+		return -ENOMEM;
+	built = kept;
+	err = invocations_build(w->frag, n, &c->inv_opts, w->ws, built, &ninv, &a.info);
+	if (!err && c->inv_opts.max_gap_frac > 0) {
+		long s = split_periodic(c, w, n, built, &ninv);
 
-		if (s < 0)
-			return s;
-		a.nsplit = s;
+		err = s < 0 ? (int)s : 0;
+		a.nsplit = s < 0 ? 0 : s;
+	}
+	if (err) {
+		free(kept);
+		return err;
 	}
 	if (!cd->from_spec && ninv < c->min_inv) {
+		free(kept);
 		*out = (struct studied){ .skip = "too few invocations", .skip_count = ninv };
 		return 0;
 	}
@@ -542,21 +555,20 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	actor_name(tl, cd, a.name, sizeof(a.name));
 	a.noccurrences = n;
 	a.ncut = ncut;
-	a.inv = malloc((ninv ? ninv : 1) * sizeof(*a.inv));
-	if (!a.inv) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	a.ninv = ninv;
 	/* The segments' starts are no longer needed: the invocations' go there. */
 	invocations_ws_lend(w->ws, &t, &nseg, &spare);
 	for (size_t k = 0; k < ninv; k++) {
-		a.inv[k].start_ns = w->out[k].start_ns;
-		a.inv[k].end_ns = w->out[k].end_ns;
-		a.inv[k].first = occurrence(w, cd, w->out[k].first);
-		a.inv[k].last = occurrence(w, cd, w->out[k].last);
-		t[k] = w->out[k].start_ns;
+		struct invocation iv = built[k];
+
+		((struct actor_invocation *)kept)[k] = (struct actor_invocation){
+			.start_ns = iv.start_ns, .end_ns = iv.end_ns,
+			.first = occurrence(w, cd, iv.first), .last = occurrence(w, cd, iv.last) };
+		t[k] = iv.start_ns;
 	}
+	/* Shrunk in place: the slots beyond ninv go back. */
+	a.inv = ninv < n ? realloc(kept, (ninv ? ninv : 1) * sizeof(*a.inv)) : kept;
+	a.inv = a.inv ? a.inv : kept;
+	a.ninv = ninv;
 	err = period_analyze(t, ninv, &c->popts, &a.st, w->pb, spare);
 	if (err)
 		goto fail;
@@ -613,7 +625,6 @@ static int keep_studied(struct ctx *c, const struct cand *cd, struct studied *s)
 static void work_free(struct work *w)
 {
 	free(w->frag);
-	free(w->out);
 	free(w->idx);
 	free(w->pb);
 	invocations_ws_free(w->ws);

@@ -529,7 +529,8 @@ static int build_irqs(struct builder *b)
  * on 9 M runs).
  */
 static int group_by_thread(void **arr, size_t n, size_t elem, size_t nthreads,
-			   uint32_t (*thread_of)(const void *), size_t *first, size_t *count)
+			   uint32_t (*thread_of)(const void *), size_t *first, size_t *count,
+			   uint32_t *moved_to)
 {
 	char *tmp = malloc((n ? n : 1) * elem), *a = *arr;
 	size_t *pos = calloc(nthreads + 1, sizeof(*pos));
@@ -548,8 +549,11 @@ static int group_by_thread(void **arr, size_t n, size_t elem, size_t nthreads,
 	}
 	for (size_t i = 0; i < n; i++) {
 		const char *it = a + i * elem;
+		size_t to = pos[thread_of(it)]++;
 
-		memcpy(tmp + pos[thread_of(it)]++ * elem, it, elem);
+		memcpy(tmp + to * elem, it, elem);
+		if (moved_to)
+			moved_to[i] = (uint32_t)to;
 	}
 	free(*arr);
 	*arr = tmp;
@@ -622,11 +626,44 @@ static void resolve_target_cpus(struct timeline *tl)
 	}
 }
 
+/*
+ * The runs come out of build_runs in the order their switches ended them:
+ * on one CPU, where runs never overlap, that is time order. Lists each
+ * CPU's runs by that place; *moved_to gets room for where grouping by
+ * thread puts each run (NULL, and no lists, beyond UINT32_MAX runs).
+ */
+static int index_by_cpu(struct timeline *tl, uint32_t **moved_to)
+{
+	size_t *fill;
+
+	*moved_to = NULL;
+	if (tl->nruns > UINT32_MAX)
+		return 0;
+	tl->cpu_run0 = calloc(tl->ncpus + 1, sizeof(*tl->cpu_run0));
+	tl->runs_by_cpu = malloc((tl->nruns ? tl->nruns : 1) * sizeof(*tl->runs_by_cpu));
+	*moved_to = malloc((tl->nruns ? tl->nruns : 1) * sizeof(**moved_to));
+	fill = malloc((tl->ncpus + 1) * sizeof(*fill));
+	if (!tl->cpu_run0 || !tl->runs_by_cpu || !*moved_to || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < tl->nruns; i++)
+		tl->cpu_run0[tl->runs[i].cpu + 1]++;
+	for (int c = 0; c < tl->ncpus; c++)
+		tl->cpu_run0[c + 1] += tl->cpu_run0[c];
+	memcpy(fill, tl->cpu_run0, (tl->ncpus + 1) * sizeof(*fill));
+	for (size_t i = 0; i < tl->nruns; i++)
+		tl->runs_by_cpu[fill[tl->runs[i].cpu]++] = (uint32_t)i;
+	free(fill);
+	return 0;
+}
+
 static int finish_threads(struct builder *b)
 {
 	struct timeline *tl = b->tl;
 	size_t n = threadtab__count(tl->tt);
 	size_t *first, *count, (*fc)[2];
+	uint32_t *moved_to = NULL;
 	void *grouped;
 	int err;
 
@@ -659,11 +696,17 @@ static int finish_threads(struct builder *b)
 			x->flags &= ~TL_TARGET;
 		}
 	}
+	err = index_by_cpu(tl, &moved_to);
+	if (err)
+		goto out;
 	grouped = tl->runs;
-	err = group_by_thread(&grouped, tl->nruns, sizeof(*tl->runs), n, run_thread, first, count);
+	err = group_by_thread(&grouped, tl->nruns, sizeof(*tl->runs), n, run_thread, first, count, moved_to);
 	tl->runs = grouped;
 	if (err)
 		goto out;
+	/* The CPUs' lists named the runs by their place in time; now by their place by thread. */
+	for (size_t i = 0; moved_to && i < tl->nruns; i++)
+		tl->runs_by_cpu[i] = moved_to[tl->runs_by_cpu[i]];
 	for (size_t i = 0; i < n; i++) {
 		struct tl_thread *x = &tl->threads[i];
 
@@ -687,7 +730,7 @@ static int finish_threads(struct builder *b)
 		}
 	}
 	grouped = tl->sc;
-	err = group_by_thread(&grouped, tl->nsc, sizeof(*tl->sc), n, sc_thread, first, count);
+	err = group_by_thread(&grouped, tl->nsc, sizeof(*tl->sc), n, sc_thread, first, count, NULL);
 	tl->sc = grouped;
 	if (err)
 		goto out;
@@ -711,6 +754,7 @@ static int finish_threads(struct builder *b)
 		tl->threads[i].nws = fc[i][1];
 	}
 out:
+	free(moved_to);
 	free(first);
 	free(count);
 	free(fc);
@@ -832,6 +876,8 @@ void timeline__free(struct timeline *tl)
 	free(tl->wk_by_waker);
 	free(tl->irqs);
 	free(tl->gaps);
+	free(tl->runs_by_cpu);
+	free(tl->cpu_run0);
 	free(tl);
 }
 

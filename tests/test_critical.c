@@ -944,6 +944,43 @@ static size_t against_reference(unsigned long long mul, unsigned lost_every, ref
 	return counted;
 }
 
+/*
+ * The task model's CPU index from the timeline's runs by CPU against the
+ * sort it replaces (a timeline without the lists): the same results on
+ * random schedules, with lost records and in every mode.
+ */
+Test(critical, cpu_index_from_runs_matches_the_sort)
+{
+	size_t held = 0;
+
+	for (unsigned long long seed = 1; seed <= 40; seed++) {
+		unsigned long long rs = seed * 104729;
+		struct fixture f;
+
+		random_schedule(&f, &rs, seed % 4 == 0);
+		cr_assert_not_null(f.tl->runs_by_cpu);
+		for (int k = 0; k < 3; k++) {
+			struct critical_opts o;
+			struct critical_result *ref = NULL;
+			uint32_t *lists = f.tl->runs_by_cpu;
+
+			critical_opts_default(&o);
+			o.timing_only = k == 2;
+			o.epsilon_ns = k == 1 ? tu_rand_range(&rs, 1, 2000) * US : -1;
+			run_critical(&f, &o);
+			((struct timeline *)f.tl)->runs_by_cpu = NULL;
+			cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &ref), 0, "seed %llu mode %d", seed, k);
+			((struct timeline *)f.tl)->runs_by_cpu = lists;
+			assert_same_result(f.r, ref, seed);
+			for (size_t i = 0; i < f.r->whole.nshare; i++)
+				held += f.r->whole.share[i].held_ns > 0;
+			critical__free(ref);
+		}
+		fx_free(&f);
+	}
+	cr_assert_gt(held, 0, "no path waited for a CPU: the index was never asked");
+}
+
 static void set_full_cpa(struct critical_opts *o, unsigned long long seed, bool ref)
 {
 	(void)seed;

@@ -141,6 +141,28 @@ static void check_invariants(const struct timeline *tl)
 			cr_assert_geq(byc[i].start, byc[i - 1].end, "runs overlap on CPU %u at %llu", byc[i].cpu,
 				      (unsigned long long)byc[i].start);
 	free(byc);
+	/* each CPU's list: its runs, every one once, in time order */
+	{
+		bool *seen = calloc(tl->nruns + 1, sizeof(*seen));
+
+		cr_assert(tl->runs_by_cpu && tl->cpu_run0 && seen);
+		cr_assert_eq(tl->cpu_run0[0], 0);
+		cr_assert_eq(tl->cpu_run0[tl->ncpus], tl->nruns);
+		for (int c = 0; c < tl->ncpus; c++) {
+			for (size_t i = tl->cpu_run0[c]; i < tl->cpu_run0[c + 1]; i++) {
+				uint32_t r = tl->runs_by_cpu[i];
+
+				cr_assert_lt(r, tl->nruns);
+				cr_assert(!seen[r], "run %u listed twice", r);
+				seen[r] = true;
+				cr_assert_eq(tl->runs[r].cpu, c, "run %u listed on CPU %d", r, c);
+				if (i > tl->cpu_run0[c])
+					cr_assert_geq(tl->runs[r].start, tl->runs[tl->runs_by_cpu[i - 1]].end,
+						      "CPU %d: runs out of time order", c);
+			}
+		}
+		free(seen);
+	}
 	for (size_t i = 1; i < tl->nwk; i++)
 		cr_assert_geq(tl->wk[i].ts, tl->wk[i - 1].ts);
 	for (size_t i = 1; i < tl->nirqs; i++)
