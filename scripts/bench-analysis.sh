@@ -6,8 +6,10 @@
 #
 # 1. qostrace report --json on synthetic traces of 1 M, 10 M and 100 M events
 #    (tests/bench/gen_trace.c: 8 CPUs, periodic pipelines, background
-#    threads, disturbances): wall time, events/s, peak memory, bytes per
-#    run interval, and the stages' own timings.
+#    threads, disturbances; records in commit order as a recording has
+#    them, and once 10 M in the loader's worst order, by CPU): wall time,
+#    events/s, peak memory, bytes per run interval, and the stages' own
+#    timings.
 # 2. The same context-switch storm (stress-ng --switch) recorded by qostrace
 #    record -a and by perf sched record, at about 1 M and 10 M events:
 #    qostrace report against perf sched timehist and perf sched latency.
@@ -70,11 +72,14 @@ print(f"{ev:10d} {runs:11d} {size / 1e6:9.1f} {wall:8.2f} {user:8.2f} {ev / wall
 PY
 }
 
-for n in 1000000 10000000 100000000; do
+for n in 1000000 10000000 10000000/by-cpu 100000000; do
 	[[ $PARTS == *1* ]] || break
-	[ "$n" -le "$MAX" ] || continue
-	build/bench/gen_trace "$WORK/g.qtrace" "$n" 8 > /dev/null || { log "gen_trace $n failed"; continue; }
-	measure "$WORK/g.qtrace" "$n" "synthetic $n"
+	ev=${n%/*} order=
+	[ "$ev" != "$n" ] && order=${n#*/}
+	[ "$ev" -le "$MAX" ] || continue
+	build/bench/gen_trace "$WORK/g.qtrace" "$ev" 8 $order > /dev/null || { log "gen_trace $n failed"; continue; }
+	[ -z "$order" ] || log "    (the next row: records by CPU, 7 in 8 late)"
+	measure "$WORK/g.qtrace" "$ev" "synthetic $n"
 	rm -f "$WORK/g.qtrace"
 done
 
