@@ -209,7 +209,6 @@ struct ctx {
 	size_t cap_v, cap_skip;
 };
 
-/* One study's scratch, grown to the largest actor it studies. */
 /*
  * One worker's scratch, grown to its largest actor. A busy thread has
  * millions of runs and two are studied at once: what is touched per run

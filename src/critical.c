@@ -296,7 +296,8 @@ static int find_wakers(struct model *m)
 /*
  * Tasks by (CPU, start), ties in task order, from the timeline's runs in
  * time order on each CPU (a run's fragments follow one another): no sort,
- * and none of its memory, a fifth of the task model's peak on a storm.
+ * and none of its memory (92 of the 636 MB the task model's build peaked
+ * at on a 15 s storm).
  * Checked as it goes (the CPU's count, the order); false: sort instead.
  */
 static bool by_runs(struct model *m)
@@ -357,15 +358,15 @@ static int index_cpus(struct model *m)
 			most = m->cpu_off[c + 1];
 		m->cpu_off[c + 1] += m->cpu_off[c];
 	}
+	if (by_runs(m)) {
+		free(fill);
+		return 0;
+	}
 	/*
 	 * A stable distribution by CPU, then each CPU's tasks sorted by start
 	 * (ties in task order): sort memory for one CPU's tasks at a time,
 	 * not for all of them.
 	 */
-	if (by_runs(m)) {
-		free(fill);
-		return 0;
-	}
 	memcpy(fill, m->cpu_off, ncpu * sizeof(*fill));
 	for (uint32_t v = 0; v < m->n; v++)
 		m->cpu_idx[fill[tl->runs[m->src[v]].cpu]++] = v;
