@@ -36,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (trace__load(path, NULL, &t, err, sizeof(err)))
 		return 0;
-	if (timeline__build(t, NULL, &tl) == 0) {
+	/* As report and export read a file: the records freed as the timeline takes them. */
+	if (timeline__build_consuming(t, NULL, &tl) == 0) {
 		analysis_opts_default(&o);
 		if (analysis__run_trace(t, tl, &o, &an) == 0) {
 			struct report_style st = { 0 };
