@@ -86,13 +86,16 @@ done
 if [[ $PARTS == *2* ]]; then
 	log ""
 	log "# 2. the same storm (stress-ng --switch 2) recorded by qostrace and by perf sched record"
-	log "    storm   tool                           events   file MB    wall s   events/s   peak MB   (every run's wall s by round; median)"
+	log "    storm   tool                           events   file MB    wall s   events/s   peak MB   B/run   (every run's wall s by round; median)"
 fi
 for secs in 2 15; do
 	[[ $PARTS == *2* ]] || break
 	$QT record -q -a --no-syscalls -o "$WORK/q.qtrace" --force -- stress-ng --switch 2 -t "$secs" -q
 	perf sched record -q -o "$WORK/p.data" -- stress-ng --switch 2 -t "$secs" -q >/dev/null 2>&1
-	qev=$($QT report --json "$WORK/q.qtrace" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"]["events"])')
+	read -r qev qruns < <($QT report --json "$WORK/q.qtrace" 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["trace"]["events"], sum(t["occurrences"] for t in d["threads"]))')
 	pev=$(perf script -i "$WORK/p.data" 2>/dev/null | wc -l)
 	declare -A walls=() rsss=()
 	tools=("qostrace report --json" "qostrace report" "perf sched timehist" "perf sched latency")
@@ -120,11 +123,14 @@ for secs in 2 15; do
 		done
 	done
 	for what in "${tools[@]}"; do
-		case "$what" in qostrace*) ev=$qev; f=$WORK/q.qtrace ;; *) ev=$pev; f=$WORK/p.data ;; esac
+		# bytes per run interval of the recording: qostrace's own figure
+		case "$what" in qostrace*) ev=$qev; f=$WORK/q.qtrace; runs=$qruns ;; *) ev=$pev; f=$WORK/p.data; runs=0 ;; esac
 		wall=$(echo "${walls[$what]}" | tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 		awk -v s="$secs" -v w="$what" -v ev="$ev" -v wall="$wall" -v rss="${rsss[$what]}" -v size="$(stat -c %s "$f")" \
-			-v all="${walls[$what]}" \
-			'BEGIN { printf "   %3d s   %-28s %9d %9.1f   %7.2f %10.0f %9.0f   (%s )\n", s, w, ev, size / 1e6, wall, ev / (wall > 0 ? wall : 1e-3), rss / 1024, all }' |
+			-v all="${walls[$what]}" -v runs="$runs" \
+			'BEGIN { bpr = runs > 0 ? sprintf("%7.1f", rss * 1024 / runs) : "      -"
+				 printf "   %3d s   %-28s %9d %9.1f   %7.2f %10.0f %9.0f %s   (%s )\n", s, w, ev, size / 1e6, wall,
+					ev / (wall > 0 ? wall : 1e-3), rss / 1024, bpr, all }' |
 			tee -a "$OUT.tmp"
 	done
 done
