@@ -84,6 +84,13 @@ struct rec {
 static struct rec R;
 static char *tmpdir;
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void parse_log(struct rec *r)
 {
 	FILE *f = fopen(r->log, "r");
@@ -109,6 +116,28 @@ static void parse_log(struct rec *r)
 	fclose(f);
 }
 
+/* Intervals of src (its own log) late by half a median period or more, with no disturbance in them. */
+static int unexplained_late_frames(const struct rec *r)
+{
+	int64_t iv[MAXF], sorted[MAXF], median;
+	int n = r->nsrc - 1, late = 0;
+
+	if (n < 2)
+		return 0;
+	for (int k = 0; k < n; k++)
+		sorted[k] = iv[k] = r->src_start[k + 1] - r->src_start[k];
+	qsort(sorted, n, sizeof(*sorted), cmp_i64);
+	median = sorted[n / 2];
+	for (int k = 0; k < n; k++) {
+		bool disturbed = false;
+
+		for (int d = 0; d < r->ndist; d++)
+			disturbed |= r->dist[d][0] >= r->src_start[k] - median && r->dist[d][0] < r->src_start[k + 1];
+		late += !disturbed && 2 * iv[k] >= 3 * median;
+	}
+	return late;
+}
+
 /*
  * Records once per binary run: the first test of the suite records into
  * the runner's scratch directory (QOSTRACE_TEST_TMP), the others reuse it.
@@ -132,20 +161,42 @@ static void record(const char *kind, const char *name)
 	snprintf(R.log, sizeof(R.log), "%s/pl-%s.log", R.dir, kind);
 	snprintf(done, sizeof(done), "%s/pl-%s.done", R.dir, kind);
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
-	if (access(done, F_OK)) {
-		char *argv[] = { qostrace, "record", "-q", "-o", R.trace, "--", qostrace, "__pipeline",
-				 "--frames", "500", "--every", "500ms", "--disturb", (char *)kind, "--name",
-				 (char *)name, "--log", R.log, NULL };
-		int status = run(argv, NULL, 60000);
+	for (int attempt = 0;; attempt++) {
+		bool recorded = false;
+		int noise;
 
-		cr_assert(status != -1, "the recording did not finish within 60 s");
-		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d",
-			  status);
-		close(open(done, O_CREAT | O_WRONLY, 0600));
+		if (access(done, F_OK)) {
+			char *argv[] = { qostrace, "record", "-q", "--force", "-o", R.trace, "--", qostrace,
+					 "__pipeline", "--frames", "500", "--every", "500ms", "--disturb",
+					 (char *)kind, "--name", (char *)name, "--log", R.log, NULL };
+			int status = run(argv, NULL, 60000);
+
+			cr_assert(status != -1, "the recording did not finish within 60 s");
+			cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d",
+				  status);
+			close(open(done, O_CREAT | O_WRONLY, 0600));
+			recorded = true;
+		}
+		R.nsrc = R.ndist = 0;
+		parse_log(&R);
+		cr_assert_eq(R.nsrc, 500, "pipeline log: %d src frames", R.nsrc);
+		cr_assert_geq(R.ndist, 5, "pipeline log: %d disturbances", R.ndist);
+		/*
+		 * The ground truth is the pipeline's own log: breaks are where
+		 * its disturbances started. When something else on the machine
+		 * made more frames late than the disturbances did, the premise
+		 * does not hold; such a recording is made again, once.
+		 */
+		noise = unexplained_late_frames(&R);
+		if (noise <= R.ndist)
+			break;
+		fprintf(stderr, "  pipeline log: %d frames late by half a period or more besides its %d "
+			"disturbances: the machine disturbed the recording%s\n", noise, R.ndist,
+			recorded && !attempt ? "; recording again" : "");
+		cr_assert(recorded && !attempt, "the machine disturbed the recording: %d frames late besides "
+			  "its %d disturbances, twice", noise, R.ndist);
+		unlink(done);
 	}
-	parse_log(&R);
-	cr_assert_eq(R.nsrc, 500, "pipeline log: %d src frames", R.nsrc);
-	cr_assert_geq(R.ndist, 5, "pipeline log: %d disturbances", R.ndist);
 	cr_assert_eq(trace__load(R.trace, NULL, &R.t, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(timeline__build(R.t, NULL, &R.tl), 0);
 }
