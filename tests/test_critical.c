@@ -310,26 +310,44 @@ Test(critical, join_owes_completion_to_last_input)
 	fx_free(&f);
 }
 
+/* The pipeline with src's CPU held in frame d, and one break of sink's: the one before invocation late. */
+static void one_break(struct fixture *f, int n, int d, size_t late)
+{
+	size_t sink;
+
+	fx_timeline(f, pipeline_synth(n, d, false));
+	sink = add_actor(f, SINK, "sink/14", 2 * MS);
+	add_break(f, sink, late, PERIOD);
+	f->ar.upstream = (long)sink;
+	run_critical(f, NULL);
+	cr_assert_eq(f->r->nbreaks, 1);
+}
+
+/* The critical-path section as the report prints it (caller frees). */
+static char *printed(struct fixture *f)
+{
+	struct analysis an = { .trace = f->t, .tl = f->tl, .actors = &f->ar, .critical = f->r };
+	struct report_style st = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	cr_assert_not_null(out);
+	critical__print(f->r, &an, out, &st);
+	fclose(out);
+	return buf;
+}
+
 /* What delayed the late frame: the disturber held src's CPU; the path shows it. */
 Test(critical, break_explained_by_cpu_holder)
 {
 	const int n = 5, d = 2;
 	struct fixture f;
 	const struct crit_break *b;
-	size_t sink;
 	int64_t held = 0;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
-	struct analysis an = { 0 };
-	struct report_style st = { 0 };
+	char *buf;
 
-	fx_timeline(&f, pipeline_synth(n, d, false));
-	sink = add_actor(&f, SINK, "sink/14", 2 * MS);
-	add_break(&f, sink, d, PERIOD);
-	f.ar.upstream = (long)sink;
-	run_critical(&f, NULL);
-	cr_assert_eq(f.r->nbreaks, 1);
+	one_break(&f, n, d, d);
 	b = &f.r->breaks[0];
 	cr_assert_eq(b->lateness_ns, 5 * MS);
 	/* From the start of the invocation before the break. */
@@ -348,13 +366,7 @@ Test(critical, break_explained_by_cpu_holder)
 	cr_assert_eq(f.r->edges.releases[CRIT_CAT_REL_HARDIRQ], n + 1);
 
 	/* The report says it in words. */
-	an.trace = f.t;
-	an.tl = f.tl;
-	an.actors = &f.ar;
-	an.critical = f.r;
-	out = open_memstream(&buf, &len);
-	critical__print(f.r, &an, out, &st);
-	fclose(out);
+	buf = printed(&f);
 	cr_assert(strstr(buf, "waited 5 ms for CPU behind disturber/20"), "%s", buf);
 	cr_assert(strstr(buf, "Critical paths into the 5 invocations of sink/14"), "%s", buf);
 	free(buf);
@@ -372,19 +384,9 @@ Test(critical, no_culprit_without_excess)
 	const int n = 5, d = 2;
 	struct fixture f;
 	const struct crit_break *b;
-	size_t sink;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
-	struct analysis an = { 0 };
-	struct report_style st = { 0 };
+	char *buf;
 
-	fx_timeline(&f, pipeline_synth(n, d, false));
-	sink = add_actor(&f, SINK, "sink/14", 2 * MS);
-	add_break(&f, sink, d + 1, PERIOD);
-	f.ar.upstream = (long)sink;
-	run_critical(&f, NULL);
-	cr_assert_eq(f.r->nbreaks, 1);
+	one_break(&f, n, d, d + 1);
 	b = &f.r->breaks[0];
 	cr_assert_gt(b->path.nshare, 0);
 	cr_assert_eq(b->culprit.ns, 0, "blamed a row of %lld ns, excess %lld", (long long)b->culprit.ns,
@@ -392,13 +394,7 @@ Test(critical, no_culprit_without_excess)
 	cr_assert_eq(b->excess_ns, 0);
 	cr_assert_leq(b->release_excess_ns, 0);
 
-	an.trace = f.t;
-	an.tl = f.tl;
-	an.actors = &f.ar;
-	an.critical = f.r;
-	out = open_memstream(&buf, &len);
-	critical__print(f.r, &an, out, &st);
-	fclose(out);
+	buf = printed(&f);
 	cr_assert(strstr(buf, "nothing on its path took longer than usual"), "%s", buf);
 	free(buf);
 	fx_free(&f);

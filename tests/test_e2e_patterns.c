@@ -34,6 +34,7 @@
 #include "analysis.h"
 #include "patterns.h"
 #include "probe.h"
+#include "quartiles.h"
 #include "e2eutil.h"
 #include "testutil.h"
 #include "timeline.h"
@@ -84,13 +85,6 @@ struct rec {
 static struct rec R;
 static char *tmpdir;
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void parse_log(struct rec *r)
 {
 	FILE *f = fopen(r->log, "r");
@@ -121,13 +115,14 @@ static int unexplained_late_frames(const struct rec *r)
 {
 	int64_t iv[MAXF], sorted[MAXF], median;
 	int n = r->nsrc - 1, late = 0;
+	struct quartiles q;
 
 	if (n < 2)
 		return 0;
 	for (int k = 0; k < n; k++)
 		sorted[k] = iv[k] = r->src_start[k + 1] - r->src_start[k];
-	qsort(sorted, n, sizeof(*sorted), cmp_i64);
-	median = sorted[n / 2];
+	cr_assert_eq(quartiles_compute_inplace(sorted, n, &q), 0);
+	median = q.median_hi;
 	for (int k = 0; k < n; k++) {
 		bool disturbed = false;
 
