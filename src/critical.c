@@ -312,7 +312,10 @@ static bool by_runs(struct model *m)
 			uint32_t r = tl->runs_by_cpu[i];
 
 			for (uint32_t v = m->run_first[r]; v < m->n && m->src[v] == r; v++) {
-				if (k == m->cpu_off[c + 1])
+				uint32_t a = k > m->cpu_off[c] ? m->cpu_idx[k - 1] : v;
+
+				if (k == m->cpu_off[c + 1] || m->tasks[v].start_ns < m->tasks[a].start_ns ||
+				    (m->tasks[v].start_ns == m->tasks[a].start_ns && v < a))
 					return false;
 				m->cpu_idx[k++] = v;
 			}
@@ -320,14 +323,6 @@ static bool by_runs(struct model *m)
 		if (k != m->cpu_off[c + 1])
 			return false;
 	}
-	for (uint32_t c = 0; c < m->ncpu; c++)
-		for (uint32_t i = m->cpu_off[c] + 1; i < m->cpu_off[c + 1]; i++) {
-			uint32_t a = m->cpu_idx[i - 1], b = m->cpu_idx[i];
-
-			if (m->tasks[b].start_ns < m->tasks[a].start_ns ||
-			    (m->tasks[b].start_ns == m->tasks[a].start_ns && b < a))
-				return false;
-		}
 	return true;
 }
 
