@@ -68,29 +68,64 @@ static void first_answer(const struct analysis *a, FILE *f, const struct report_
 	fprintf(f, ".\n");
 }
 
+/*
+ * Do two breaks blame the same culprit: the same kind of wait, or the same
+ * thread, or with by_name threads of one name. A disturber is often a
+ * program started anew each time (a cron job, the children of a shell
+ * loop): each break then has its own thread, and only the name recurs.
+ */
+static bool same_culprit(const struct analysis *a, const struct crit_break *x, const struct crit_break *y,
+			 bool by_name)
+{
+	if (x->culprit.cat != y->culprit.cat || (x->culprit.thread == CRIT_NONE) != (y->culprit.thread == CRIT_NONE))
+		return false;
+	if (x->culprit.thread == y->culprit.thread)
+		return true;
+	return by_name && !strcmp(timeline__comm_at(a->tl, x->culprit.thread, x->path.end_ns),
+				  timeline__comm_at(a->tl, y->culprit.thread, y->path.end_ns));
+}
+
+/* The break among worst[0..n) whose culprit recurs most (*count times), or -1. */
+static long most_blamed(const struct analysis *a, const struct crit_break *const *worst, size_t n, bool by_name,
+			size_t *count)
+{
+	long best = -1;
+
+	*count = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t c = 0;
+
+		for (size_t j = 0; j < n; j++)
+			c += worst[j]->excess_ns > 0 && same_culprit(a, worst[i], worst[j], by_name);
+		if (c > *count) {
+			*count = c;
+			best = (long)i;
+		}
+	}
+	return best;
+}
+
 /* The most frequent cause among the upstream actor's worst breaks. */
 static void second_answer(const struct analysis *a, FILE *f, const struct report_style *st)
 {
 	const struct critical_result *cr = a->critical;
 	const struct crit_break *worst[WORST];
-	size_t n = 0, best = 0, best_count = 0;
-	char name[96], b1[32], b2[32];
+	size_t n = 0, best_count, named_count;
+	long best, named;
+	bool by_name = false;
+	char name[96], b1[32], b2[32], threads[48] = "";
 
 	for (size_t i = 0; i < cr->nbreaks && n < WORST; i++)
 		if ((long)cr->breaks[i].actor == a->actors->upstream)
 			worst[n++] = &cr->breaks[i];
 	if (!n)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		size_t count = 0;
-
-		for (size_t j = 0; j < n; j++)
-			count += worst[j]->culprit.thread == worst[i]->culprit.thread &&
-				 worst[j]->culprit.cat == worst[i]->culprit.cat && worst[j]->excess_ns > 0;
-		if (count > best_count) {
-			best_count = count;
-			best = i;
-		}
+	best = most_blamed(a, worst, n, false, &best_count);
+	named = most_blamed(a, worst, n, true, &named_count);
+	if (named_count > best_count) {
+		best = named;
+		best_count = named_count;
+		by_name = true;
 	}
 	if (!best_count) {
 		const struct crit_break *b = worst[0];
@@ -105,15 +140,24 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 		const struct crit_share *c = &worst[best]->culprit;
 		const char *who = name;	/* a category's name may be a constant, not written to name */
 		int64_t lo = INT64_MAX, hi = 0;
+		bool match[WORST];
+		size_t distinct = 0;
 
 		for (size_t j = 0; j < n; j++) {
 			int64_t v = worst[j]->excess_ns;
+			bool first = true;
 
-			if (worst[j]->culprit.thread != c->thread || worst[j]->culprit.cat != c->cat || v <= 0)
+			match[j] = v > 0 && same_culprit(a, worst[best], worst[j], by_name);
+			if (!match[j])
 				continue;
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
+			for (size_t k = 0; k < j; k++)
+				first = first && !(match[k] && worst[k]->culprit.thread == worst[j]->culprit.thread);
+			distinct += first;
 		}
+		if (by_name && distinct > 1)
+			snprintf(threads, sizeof(threads), "%zu threads of that name; ", distinct);
 		if (c->thread != CRIT_NONE)
 			snprintf(name, sizeof(name), "%s",
 				 timeline__comm_at(a->tl, c->thread, worst[best]->path.end_ns));
@@ -121,10 +165,10 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 			who = critical_cat_name(c->cat, c->sub, a->trace, name, sizeof(name));
 		fmt_duration(b1, sizeof(b1), lo);
 		fmt_duration(b2, sizeof(b2), hi);
-		fprintf(f, "2. What delayed it: in %zu of its %zu worst breaks, %s%s%s%s (%s%s%s more than usual).\n",
+		fprintf(f, "2. What delayed it: in %zu of its %zu worst breaks, %s%s%s%s (%s%s%s%s more than usual).\n",
 			best_count, n, c->thread != CRIT_NONE && c->held_ns > c->run_ns ? "it waited for the CPU behind " :
 			c->thread != CRIT_NONE ? "the critical path ran through " : "the path waited on ",
-			rs_bold(st), who, rs_reset(st), b1, lo != hi ? " to " : "", lo != hi ? b2 : "");
+			rs_bold(st), who, rs_reset(st), threads, b1, lo != hi ? " to " : "", lo != hi ? b2 : "");
 	}
 }
 

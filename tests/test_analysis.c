@@ -30,25 +30,30 @@ enum { SRC = 101, SINK = 102, HOG = 201 };
  * One CPU. Every 10 ms a timer wakes src, which runs 2 ms, wakes sink 1.5 ms
  * in and sleeps; sink runs 1 ms. Every 13th period hog runs 6 ms first, in
  * a system call, so src starts late: breaks with hog on their critical
- * path and hog's system call as the pattern that emerges with them.
+ * path and hog's system call as the pattern that emerges with them. With
+ * fresh_hogs each disturbance is a process of its own named hog, as the
+ * children of a shell loop are.
  */
-static struct trace *world(void)
+static struct trace *world_of(bool fresh_hogs)
 {
 	struct synth *s = synth_new(T0, T0 + (PERIODS + 1) * 10 * MS, 1);
 
 	synth_thread(s, SRC, 100, "src");
 	synth_thread(s, SINK, 100, "sink");
 	synth_thread(s, HOG, 200, "hog");
+	for (uint32_t k = 1; fresh_hogs && k <= PERIODS / 13; k++)
+		synth_thread(s, HOG + k, 200 + k, "hog");
 	synth_targets(s, "100");
 	for (uint64_t k = 0; k < PERIODS; k++) {
 		uint64_t base = T0 + k * 10 * MS, st = base + MS / 20;
+		uint32_t hog = fresh_hogs ? HOG + (uint32_t)(k / 13) : HOG, hog_pid = hog - HOG + 200;
 
 		synth_timer_wakeup(s, base, SRC, 100, 0);
 		if (k % 13 == 7) {
-			synth_switch(s, base, 0, 0, 0, SYN_PREEMPT, HOG, 200);
-			synth_syscall(s, base + MS / 10, base + 5 * MS, HOG, 200, 42, 0, 0);
+			synth_switch(s, base, 0, 0, 0, SYN_PREEMPT, hog, hog_pid);
+			synth_syscall(s, base + MS / 10, base + 5 * MS, hog, hog_pid, 42, 0, 0);
 			st = base + 6 * MS;
-			synth_switch(s, st, 0, HOG, 200, SYN_SLEEP, SRC, 100);
+			synth_switch(s, st, 0, hog, hog_pid, SYN_SLEEP, SRC, 100);
 		} else {
 			synth_switch(s, st, 0, 0, 0, SYN_PREEMPT, SRC, 100);
 		}
@@ -58,6 +63,11 @@ static struct trace *world(void)
 		synth_switch(s, st + 3 * MS, 0, SINK, 100, SYN_SLEEP, 0, 0);
 	}
 	return synth_finish(s);
+}
+
+static struct trace *world(void)
+{
+	return world_of(false);
 }
 
 /* The report with its run-time measurements (which differ run to run) zeroed. */
@@ -189,6 +199,52 @@ Test(analysis, diagnosis_names_a_category_culprit)
 	analysis__free(a);
 	timeline__free(tl);
 	trace__free(t);
+}
+
+/* The Diagnosis of a world, default options. */
+static char *diagnosis_of(bool fresh_hogs)
+{
+	struct trace *t = world_of(fresh_hogs);
+	struct timeline *tl;
+	struct analysis_opts o;
+	struct analysis *a;
+	struct report_style st = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
+	analysis_opts_default(&o);
+	cr_assert_eq(analysis__run_trace(t, tl, &o, &a), 0);
+	cr_assert(a->actors->upstream >= 0);
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	report_summary(a, f, &st);
+	fclose(f);
+	analysis__free(a);
+	timeline__free(tl);
+	trace__free(t);
+	return buf;
+}
+
+/*
+ * A disturber started anew for each disturbance has a thread per break:
+ * the Diagnosis counts the breaks its name delayed (the 5 worst, by 5
+ * threads), as it counts those of one thread that did it every time.
+ */
+Test(analysis, diagnosis_groups_a_disturber_by_name)
+{
+	char *one, *fresh;
+
+	log_level = LOG_QUIET;
+	one = diagnosis_of(false);
+	fresh = diagnosis_of(true);
+	cr_expect(strstr(one, "in 5 of its 5 worst breaks, it waited for the CPU behind hog (5.55 ms more than usual)."), "%s", one);
+	cr_expect_null(strstr(one, "threads of that name"), "%s", one);
+	cr_expect(strstr(fresh, "in 5 of its 5 worst breaks, it waited for the CPU behind hog "
+				"(5 threads of that name; 5.97 ms more than usual)."), "%s", fresh);
+	free(one);
+	free(fresh);
 }
 
 /* Critical-path tracks in the Perfetto export with --break-paths N. */
