@@ -93,7 +93,10 @@ struct tl_gap {
 	/*
 	 * TL_GAP_BROKEN: the thread (tid, 0 for idle) switched in at the start
 	 * on this CPU, whose switch out went unreported: the only one that can
-	 * have run unseen inside the window. TL_NONE when not known.
+	 * have run unseen inside the window. TL_NONE when not known. The
+	 * window ends at the next reported switch, or earlier where the
+	 * kernel's charge of the thread that switch took off the CPU places
+	 * that thread's start.
 	 */
 	uint32_t hidden;
 };

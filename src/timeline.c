@@ -386,6 +386,12 @@ static int build_runs(struct builder *b)
 					/* the run as kept (emit_run may shorten it to the kernel's charge) */
 					tl->unsure_runs++;
 					tl->unsure_ns += tl->runs[before].end - tl->runs[before].start;
+					/*
+					 * prev ran from there on, seen by the kernel's charge:
+					 * only before it could the hidden thread have run.
+					 */
+					if (tl->runs[before].start > c->start)
+						tl->gaps[tl->ngaps - 1].end = tl->runs[before].start;
 				}
 			}
 		} else {

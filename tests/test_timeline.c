@@ -643,7 +643,9 @@ Test(timeline, lost_window_breaking_the_chain)
 /*
  * Nothing lost, but the switch A -> B at 200 was not reported (a kernel that
  * filters the tracepoint): B's run is kept, as long as the kernel charged it
- * and flagged unsure, and [100, 260) becomes a gap.
+ * and flagged unsure, and [100, 200) becomes a gap: from 200 on the kernel's
+ * charge says B ran, so A can only have run unseen before. A's run from 330
+ * has no earlier charge: the whole window [260, 400) stays a gap.
  */
 Test(timeline, unreported_switch)
 {
@@ -688,11 +690,14 @@ Test(timeline, unreported_switch)
 	cr_expect_eq(tl->threads[b].cpu_ns, 90);
 	cr_assert_eq(tl->ngaps, 2);
 	cr_expect(tl->gaps[0].kind == TL_GAP_BROKEN && tl->gaps[0].cpu == 0 && tl->gaps[0].start == 100 &&
-		  tl->gaps[0].end == 260);
+		  tl->gaps[0].end == 200, "gap [%llu, %llu)", (unsigned long long)tl->gaps[0].start,
+		  (unsigned long long)tl->gaps[0].end);
 	cr_expect(tl->gaps[1].kind == TL_GAP_BROKEN && tl->gaps[1].start == 260 && tl->gaps[1].end == 400);
 	cr_expect_eq(tl->gaps[0].hidden, 10, "A was switched in at 100 and its switch out went unreported");
 	cr_expect_eq(tl->gaps[1].hidden, 30);
 	cr_expect(timeline__missing(tl, 0, 150, 160));
+	cr_expect(timeline__missing(tl, 0, 199, 199));
+	cr_expect_not(timeline__missing(tl, 0, 200, 259), "B ran then, the kernel's charge says");
 	cr_expect_not(timeline__missing(tl, 1, 150, 160));
 	check_invariants(tl);
 	done(tl, t);
