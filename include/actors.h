@@ -128,9 +128,9 @@ struct actor {
 
 	/* Added by the actors stage itself (not part of the original contract). */
 	char comm[16];			/* the thread's name */
-	size_t noccurrences;		/* fragments clustered (cut runs left out) */
-	size_t ncut;			/* runs left out: begun before the recording, or a born
-					 * thread's set-up */
+	size_t noccurrences;		/* fragments clustered (runs cut at the start left out) */
+	size_t ncut;			/* runs in no invocation: begun before the recording, a
+					 * born thread's set-up, an exited thread's teardown */
 	struct invocations_info info;	/* how the clustering decided */
 	size_t nsplit;			/* invocations split by the periodic-segments rule */
 	size_t nbreaks_missing;		/* of the breaks, those flagged data_missing */

@@ -492,6 +492,42 @@ static long split_periodic(const struct ctx *c, struct work *w, size_t n, struct
 }
 
 /*
+ * What a thread born in the recording did in its first period is its
+ * set-up, and what one that exited did in its last is its teardown (woken
+ * to stop by whoever stops it, then gone), not its loop. Those invocations
+ * are left out and the period found again. Every recording of a command
+ * that starts and ends had breaks there: a GStreamer queue's thread 30 ms
+ * "late" after prerolling, the source's woken by gst-launch-1.0 40 ms
+ * after its last buffer. At least keep_min invocations stay. t holds the
+ * invocations' starts.
+ */
+static int trim_life_ends(const struct ctx *c, struct work *w, const struct tl_thread *th, size_t keep_min,
+			  struct actor *a, int64_t *t, int64_t *spare)
+{
+	const struct tl_run *runs = c->tl->runs + th->run0;
+	int64_t p = (int64_t)a->st.period_ns;
+	size_t lo = 0, hi = a->ninv;
+
+	if (!th->nrun)
+		return 0;
+	if (th->flags & TT_BORN)
+		while (hi - lo > keep_min && a->inv[lo].start_ns < (int64_t)runs[0].start + p)
+			lo++;
+	if ((th->flags & TT_DIED) && runs[th->nrun - 1].end_state == QT_END_EXITED)
+		while (hi - lo > keep_min && a->inv[hi - 1].start_ns > (int64_t)runs[th->nrun - 1].end - p)
+			hi--;
+	if (lo == 0 && hi == a->ninv)
+		return 0;
+	for (size_t k = 0; k < a->ninv; k++)
+		if (k < lo || k >= hi)
+			a->ncut += a->inv[k].last - a->inv[k].first + 1;
+	memmove(a->inv, a->inv + lo, (hi - lo) * sizeof(*a->inv));
+	memmove(t, t + lo, (hi - lo) * sizeof(*t));
+	a->ninv = hi - lo;
+	return period_analyze(t, a->ninv, &c->popts, &a->st, w->pb, spare);
+}
+
+/*
  * Studies one candidate with the scratch w: an actor into *out, or why a
  * default actor with too little activity is skipped. Reads c only, so
  * candidates can be studied side by side. 0 or -ENOMEM.
@@ -569,6 +605,8 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	a.inv = a.inv ? a.inv : kept;
 	a.ninv = ninv;
 	err = period_analyze(t, ninv, &c->popts, &a.st, w->pb, spare);
+	if (!err && cd->kind == ACTOR_THREAD && a.st.period_ns > 0)
+		err = trim_life_ends(c, w, th, cd->from_spec || c->min_inv < 2 ? 2 : c->min_inv, &a, t, spare);
 	if (err)
 		goto fail;
 	a.breaks = malloc((a.st.periodic && a.st.n_breaks ? a.st.n_breaks : 1) * sizeof(*a.breaks));
@@ -594,7 +632,7 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 			a.worst_lateness_ns = x->lateness_ns;
 	}
 	a.breaking = a.nbreaks > a.nbreaks_missing;
-	a.nwindows = ninv ? ninv + 1 : 0;
+	a.nwindows = a.ninv ? a.ninv + 1 : 0;
 	out->a = a;
 	out->have = true;
 	return 0;

@@ -853,6 +853,50 @@ Test(actors, set_up_of_a_born_thread)
 	world_free(&w);
 }
 
+/*
+ * A streaming thread's life as a GStreamer pipeline's: born, set up,
+ * prerolls (three short invocations), waits 30 ms for the clock, runs every
+ * 10 ms, and when the pipeline stops is woken 40 ms after its last buffer
+ * and exits. Neither the preroll nor the stop is its loop: no break there,
+ * and the invocations are exactly the loop's.
+ */
+Test(actors, set_up_and_teardown_of_a_streaming_thread)
+{
+	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	const struct actor *a;
+	int64_t t, last = 0;
+
+	synth_thread(sy, 101, 100, "gst-launch");
+	synth_targets(sy, "100");
+	synth_task(sy, QT_REC_FORK, T0 + 5 * MS, 102, 100, 101, 100, "queue0:src");
+	sched_run(&S, 102, 1, T0 + 6 * MS, T0 + 7 * MS, SYN_SLEEP);
+	for (int k = 0; k < 3; k++)
+		sched_run(&S, 102, 1, T0 + 7500 * US + k * 500 * US, T0 + 7700 * US + k * 500 * US, SYN_SLEEP);
+	for (t = T0 + 40 * MS; t < T0 + 940 * MS; t += 10 * MS) {
+		sched_run(&S, 102, 1, t, t + 1 * MS, SYN_SLEEP);
+		last = t;
+	}
+	sched_run(&S, 102, 1, last + 40 * MS, last + 40 * MS + 100 * US, SYN_SLEEP);
+	sched_run(&S, 102, 1, last + 41300 * US, last + 41400 * US, SYN_EXIT);
+	synth_task(sy, QT_REC_EXIT, last + 41400 * US, 102, 100, 0, 0, "queue0:src");
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	a = actor_by_name(w.r, "queue0:src/102");
+	cr_assert(a->st.periodic);
+	cr_expect_eq(a->st.period_ns, 10 * MS);
+	cr_expect_eq(a->nbreaks, 0, "%zu breaks, the first late by %lld ns", a->nbreaks,
+		     a->nbreaks ? (long long)a->breaks[0].lateness_ns : 0LL);
+	cr_expect_eq(a->ninv, 90);
+	cr_expect_eq(a->inv[0].start_ns, T0 + 40 * MS);
+	cr_expect_eq(a->inv[a->ninv - 1].start_ns, last);
+	cr_expect_eq(a->ncut, 1 + 3 + 2, "the set-up run, the preroll, the stop and the exit");
+	cr_expect_eq(a->nwindows, a->ninv + 1);
+	world_free(&w);
+}
+
 /* ---- syscall actors and specs ---- */
 
 static void sink_world(struct world *w)
