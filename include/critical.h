@@ -98,7 +98,13 @@
  * how much of the time leading to its invocations each thread and category
  * accounts for. A thread that wakes on one input and then waits for a
  * second one completes after the second: its last run's wakeup is the one
- * from the second input, so its earlier runs are not on that path.
+ * from the second input, so its earlier runs are not on that path. A
+ * release inside the invocation (a timeout it set, an interrupt it waited
+ * for) does not end the path there: until the release the time goes to the
+ * invocation's own waits (OWN_WAIT), and the path goes on into its earlier
+ * task, back to its first, whose cause is what its start waited for (a
+ * live source kept off its CPU catches up in one invocation with short
+ * clock waits: the last of them did not make it late).
  * Per break: the path into the late invocation, from the start of the
  * invocation before it (the whole late interval) to the late one's
  * completion. What delayed it is the row whose time there exceeds its mean
@@ -202,6 +208,7 @@ enum crit_cat {
 	CRIT_CAT_BLOCKED,		/* same thread, slept: blocked */
 	CRIT_CAT_RESOURCE,		/* other thread, same CPU, exact hand-over */
 	CRIT_CAT_WAKEUP,		/* confirmed wakeup: wakeup latency */
+	CRIT_CAT_OWN_WAIT,		/* an invocation's own wait for a release inside it (no edge) */
 	CRIT_CAT_REL_HARDIRQ,		/* released by an interrupt (sub: QT_IRQ_* or IRQ number) */
 	CRIT_CAT_REL_SOFTIRQ,		/* released by a softirq (sub: vector) */
 	CRIT_CAT_REL_KERNEL,		/* woken by no thread (idle, kernel) */

@@ -948,6 +948,12 @@ struct sink {
 	struct acc *acc, *acc2;
 	int64_t h2;
 	struct segbuf *sb;
+	/*
+	 * Tasks own_lo < v <= own_hi are the walked invocation's own, after
+	 * its first: a release into one of them is a wait inside the
+	 * invocation (all zero: none).
+	 */
+	uint32_t own_lo, own_hi;
 };
 
 /* acc2's part of [a, b): what lies at or after h2; 0 without acc2. */
@@ -1089,6 +1095,30 @@ static void account_release(const struct walker *w, const struct sink *k, uint32
 }
 
 /*
+ * A task of an invocation released inside it (a timeout the thread set, an
+ * interrupt it waited for) after its earlier task ended at `from`: until
+ * the release the invocation waited on itself (OWN_WAIT), after it the task
+ * waited where it was woken. A live GStreamer source that was kept off its CPU catches up
+ * in one invocation with short clock waits; its late start, not the last
+ * of those waits, is what made it late.
+ */
+static void account_inner_wait(const struct walker *w, const struct sink *k, uint32_t v, int64_t from)
+{
+	const struct model *m = w->m;
+	int64_t s = w_est(w, v), r = s;
+
+	if (m->tl && m->cause[v] != CRIT_NONE) {
+		const struct tl_wakeup *wk = &m->tl->wk[m->cause[v]];
+
+		r = (int64_t)wk->waking_ts - m->t0;
+		r = r < from ? from : r > s ? s : r;
+		account_wait(w, k, v, r, s, CRIT_CAT_WAKEUP, 0, wk->target_cpu);
+	}
+	if (r > from)
+		account_wait(w, k, v, from, r, CRIT_CAT_OWN_WAIT, 0, CRIT_NONE);
+}
+
+/*
  * The CPU a task waited for on the lag of its binding edge e from u: a
  * wakee where it was woken, a preempted thread where it was preempted;
  * CRIT_NONE where the lag is not a wait for a CPU (blocked, control
@@ -1138,6 +1168,15 @@ static size_t walk(const struct walker *w, uint32_t v, int64_t end, int64_t hori
 		u = g->pred[b];
 		cat = g->cat[b];
 		lag = prec_lag(g, v, b);
+		if (u == PREC_ROOT && v > k->own_lo && v <= k->own_hi) {
+			/* Inside the invocation: its own wait, then back into its earlier task. */
+			end = w_est(w, v - 1) + prec_dur(g, v - 1);
+			account_inner_wait(w, k, v, end > horizon ? end : horizon);
+			if (end <= horizon)
+				break;
+			v--;
+			continue;
+		}
 		if (u == PREC_ROOT) {
 			if (m->tl)
 				account_release(w, k, v, cat, horizon);
@@ -1224,6 +1263,17 @@ void critical__free(struct critical_result *r)
 }
 
 /* ---- per actor and per break (trace) ---- */
+
+/*
+ * The first task of invocation k of a thread actor, where the path into it
+ * may stop at a release; CRIT_NONE (every release stops it) otherwise.
+ */
+static uint32_t first_task(const struct model *m, const struct actor *a, size_t k)
+{
+	if (a->kind != ACTOR_THREAD || a->inv[k].first >= m->tl->nruns)
+		return CRIT_NONE;
+	return m->run_first[a->inv[k].first];
+}
 
 /* The task where invocation k of actor a completes, and when (relative). */
 static uint32_t completion(const struct model *m, const struct actor *a, size_t k, int64_t *end)
@@ -1435,7 +1485,8 @@ static int account_actor_breaks(struct critical_result *res, const struct walker
  */
 static int walk_invocation(struct critical_result *res, const struct walker *w, const struct actor *a,
 			   size_t ai, size_t slot, const uint8_t *keep, struct accs *ac, uint32_t v, int64_t end,
-			   int64_t horizon, bool inv, int64_t h, bool win, size_t brk)
+			   int64_t horizon, bool inv, int64_t h, bool win, size_t brk, uint32_t own_lo,
+			   uint32_t own_hi)
 {
 	struct segbuf sb = { 0 };
 	struct crit_break *b;
@@ -1445,23 +1496,25 @@ static int walk_invocation(struct critical_result *res, const struct walker *w, 
 
 	if (w->separate) {
 		if (inv)
-			walk(w, v, end, horizon, &(struct sink){ .acc = ac->inv });
+			walk(w, v, end, horizon, &(struct sink){ .acc = ac->inv, .own_lo = own_lo, .own_hi = own_hi });
 		if (win)
-			walk(w, v, end, h, &(struct sink){ .acc = &ac->ref });
+			walk(w, v, end, h, &(struct sink){ .acc = &ac->ref, .own_lo = own_lo, .own_hi = own_hi });
 		return 0;
 	}
 	if (win && h > horizon && inv) {
 		/* the invocation's path reaches further back: acc is its */
-		walk(w, v, end, horizon, &(struct sink){ .acc = ac->inv, .acc2 = &ac->ref, .h2 = h });
+		walk(w, v, end, horizon, &(struct sink){ .acc = ac->inv, .acc2 = &ac->ref, .h2 = h,
+							 .own_lo = own_lo, .own_hi = own_hi });
 		return 0;
 	}
 	if (!win) {
 		if (inv)
-			walk(w, v, end, horizon, &(struct sink){ .acc = ac->inv });
+			walk(w, v, end, horizon, &(struct sink){ .acc = ac->inv, .own_lo = own_lo, .own_hi = own_hi });
 		return 0;
 	}
 	if (brk == SIZE_MAX || !break_window(w->m, a, brk, &bv, &be, &bh) || bv != v || be != end || bh != h) {
-		walk(w, v, end, h, &(struct sink){ .acc = &ac->ref, .acc2 = inv ? ac->inv : NULL, .h2 = horizon });
+		walk(w, v, end, h, &(struct sink){ .acc = &ac->ref, .acc2 = inv ? ac->inv : NULL, .h2 = horizon,
+						   .own_lo = own_lo, .own_hi = own_hi });
 		return 0;
 	}
 	b = &res->breaks[slot + brk];
@@ -1470,7 +1523,7 @@ static int walk_invocation(struct critical_result *res, const struct walker *w, 
 	b->lateness_ns = a->breaks[brk].lateness_ns;
 	sb.limit = break_segs(keep, slot + brk);
 	ntasks = walk(w, v, end, h, &(struct sink){ .acc = &ac->brk, .acc2 = inv ? ac->inv : NULL, .h2 = horizon,
-						   .sb = &sb });
+						   .sb = &sb, .own_lo = own_lo, .own_hi = own_hi });
 	acc_add(&ac->ref, &ac->brk);
 	return path_take(w, &sb, ntasks, end, h, &ac->brk, &b->path);
 }
@@ -1495,7 +1548,7 @@ static int account_actor(struct critical_result *res, const struct walker *w, co
 		res->breaks[slot + k].actor = CRIT_NONE;
 	for (size_t k = 0; k < a->ninv && !err; k++) {
 		int64_t end, h = k ? a->inv[k - 1].start_ns - w->m->t0 : -1;
-		uint32_t v = completion(w->m, a, k, &end);
+		uint32_t v = completion(w->m, a, k, &end), own;
 		bool inv, win;
 
 		if (v == CRIT_NONE)
@@ -1504,8 +1557,10 @@ static int account_actor(struct critical_result *res, const struct walker *w, co
 		win = a->nbreaks && h >= 0 && end > h;
 		while (bi < a->nbreaks && a->breaks[bi].late < k)
 			bi++;
+		own = first_task(w->m, a, k);
 		err = walk_invocation(res, w, a, i, slot, keep, ac, v, end, horizon, inv, h, win,
-				      bi < a->nbreaks && a->breaks[bi].late == k ? bi : SIZE_MAX);
+				      bi < a->nbreaks && a->breaks[bi].late == k ? bi : SIZE_MAX, own,
+				      own == CRIT_NONE ? 0 : v);
 		nwin += win;
 		if (inv) {
 			ninv++;

@@ -27,6 +27,7 @@ static const char *const cat_ids[CRIT_CAT_MAX] = {
 	[CRIT_CAT_BLOCKED] = "blocked",
 	[CRIT_CAT_RESOURCE] = "cpu_handover",
 	[CRIT_CAT_WAKEUP] = "wakeup_latency",
+	[CRIT_CAT_OWN_WAIT] = "wait_within_invocation",
 	[CRIT_CAT_REL_HARDIRQ] = "irq",
 	[CRIT_CAT_REL_SOFTIRQ] = "softirq",
 	[CRIT_CAT_REL_KERNEL] = "kernel",
@@ -51,6 +52,7 @@ const char *critical_cat_name(enum crit_cat cat, uint16_t sub, const struct trac
 	case CRIT_CAT_BLOCKED: return "blocked (no recorded waker)";
 	case CRIT_CAT_RESOURCE: return "CPU hand-over";
 	case CRIT_CAT_WAKEUP: return "wakeup latency";
+	case CRIT_CAT_OWN_WAIT: return "waits within the invocation";
 	case CRIT_CAT_REL_HARDIRQ:
 		if (t)
 			return irq_source_name(t, sub, buf, len);

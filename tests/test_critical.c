@@ -401,6 +401,67 @@ Test(critical, no_culprit_without_excess)
 }
 
 /*
+ * A live source on one CPU, woken by its timer every 10 ms for 100 us. In
+ * frame D a hog holds the CPU when the timer fires: the source runs 6 ms
+ * late, 50 us, then waits on its clock 750 us and runs 50 us more, all one
+ * invocation (it catches up). What made it late is the hog, not the last
+ * clock wait: the path into its completion goes back through the wait
+ * inside the invocation to its first run.
+ */
+Test(critical, catch_up_inside_the_late_invocation)
+{
+	enum { S = 1, HOG = 2, N = 6, D = 3 };
+	struct synth *sy = synth_new(0, (N + 1) * PERIOD, 1);
+	const struct crit_break *b;
+	struct fixture f;
+	int64_t held = 0;
+	size_t a;
+	char *buf;
+
+	synth_thread(sy, S, S, "src");
+	synth_thread(sy, HOG, HOG, "hog");
+	for (int64_t k = 1; k <= N; k++) {
+		int64_t base = k * PERIOD;
+
+		synth_timer_wakeup(sy, base, S, S, 0);
+		if (k != D) {
+			synth_switch(sy, base + 5 * US, 0, 0, 0, SYN_PREEMPT, S, S);
+			synth_switch(sy, base + 105 * US, 0, S, S, SYN_SLEEP, 0, 0);
+			continue;
+		}
+		synth_switch(sy, base - 1 * MS, 0, 0, 0, SYN_PREEMPT, HOG, HOG);
+		synth_switch(sy, base + 6 * MS, 0, HOG, HOG, SYN_SLEEP, S, S);
+		synth_switch(sy, base + 6050 * US, 0, S, S, SYN_SLEEP, 0, 0);
+		synth_timer_wakeup(sy, base + 6800 * US, S, S, 0);
+		synth_switch(sy, base + 6800 * US, 0, 0, 0, SYN_PREEMPT, S, S);
+		synth_switch(sy, base + 6850 * US, 0, S, S, SYN_SLEEP, 0, 0);
+	}
+	fx_timeline(&f, sy);
+	a = add_actor(&f, S, "src/1", 2 * MS);
+	cr_assert_eq(f.ar.v[a].ninv, N);
+	add_break(&f, a, D - 1, PERIOD);
+	f.ar.upstream = (long)a;
+	run_critical(&f, NULL);
+	cr_assert_eq(f.r->nbreaks, 1);
+	b = &f.r->breaks[0];
+	assert_tiles(&b->path);
+	cr_assert_eq(b->path.end_ns, D * PERIOD + 6850 * US);
+	cr_assert_eq(row_thread(f.tl, b->path.share, b->path.nshare, HOG, &held), 6 * MS);
+	cr_assert_eq(held, 6 * MS);
+	cr_assert_eq(row_cat(b->path.share, b->path.nshare, CRIT_CAT_OWN_WAIT, -1), 750 * US);
+	cr_assert_eq(row_thread(f.tl, b->path.share, b->path.nshare, S, NULL), 100 * US);
+	cr_assert_eq(f.tl->threads[b->culprit.thread].tid, HOG);
+	cr_assert_gt(b->excess_ns, b->release_excess_ns, "released %lld ns later than usual",
+		     (long long)b->release_excess_ns);
+
+	buf = printed(&f);
+	cr_assert(strstr(buf, "waited 6 ms for CPU behind hog/2"), "%s", buf);
+	cr_assert(strstr(buf, "waits within the invocation 750 us"), "%s", buf);
+	free(buf);
+	fx_free(&f);
+}
+
+/*
  *   cpu0: timer wakes A at 90; A 100..200, wakes B at 150 and C at 190
  *   cpu1: Y 100..240, B 260..300     (B waits behind Y, then 20 us idle)
  *   cpu2: C 195..230
