@@ -51,9 +51,9 @@ static void first_answer(const struct analysis *a, FILE *f, const struct report_
 
 	for (size_t i = 0; i < u->nbreaks; i++)
 		trusted += !u->breaks[i].data_missing;
-	fprintf(f, "1. %s%s%s is the first to break its %s period: %zu breaks, the worst %s late",
+	fprintf(f, "1. %s%s%s is the first to break its %s period: %zu break%s, the worst %s late",
 		rs_bold(st), u->name, rs_reset(st), fmt_duration(b1, sizeof(b1), (int64_t)u->st.period_ns),
-		trusted, fmt_duration(b2, sizeof(b2), u->worst_lateness_ns));
+		trusted, trusted == 1 ? "" : "s", fmt_duration(b2, sizeof(b2), u->worst_lateness_ns));
 	if (ar->n <= sizeof(seen) && downstream(ar, ar->upstream, seen)) {
 		const char *sep = "";
 
@@ -142,6 +142,7 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 		int64_t lo = INT64_MAX, hi = 0;
 		bool match[WORST];
 		size_t distinct = 0;
+		char in[48];
 
 		for (size_t j = 0; j < n; j++) {
 			int64_t v = worst[j]->excess_ns;
@@ -165,8 +166,12 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 			who = critical_cat_name(c->cat, c->sub, a->trace, name, sizeof(name));
 		fmt_duration(b1, sizeof(b1), lo);
 		fmt_duration(b2, sizeof(b2), hi);
-		fprintf(f, "2. What delayed it: in %zu of its %zu worst breaks, %s%s%s%s (%s%s%s%s more than usual).\n",
-			best_count, n, c->thread != CRIT_NONE && c->held_ns > c->run_ns ? "it waited for the CPU behind " :
+		if (n == 1)
+			snprintf(in, sizeof(in), "in its one break");
+		else
+			snprintf(in, sizeof(in), "in %zu of its %zu worst breaks", best_count, n);
+		fprintf(f, "2. What delayed it: %s, %s%s%s%s (%s%s%s%s more than usual).\n",
+			in, c->thread != CRIT_NONE && c->held_ns > c->run_ns ? "it waited for the CPU behind " :
 			c->thread != CRIT_NONE ? "the critical path ran through " : "the path waited on ",
 			rs_bold(st), who, rs_reset(st), threads, b1, lo != hi ? " to " : "", lo != hi ? b2 : "");
 	}
