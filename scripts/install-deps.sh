@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libdeflate-dev
-      libcriterion-dev libjemalloc-dev python3 python3-jsonschema linux-perf stress-ng)
+      libcriterion-dev libjemalloc-dev python3 python3-jsonschema linux-perf stress-ng
+      gstreamer1.0-tools gstreamer1.0-plugins-base)
 # The HTML report is checked in Debian's Chromium (no browser is downloaded);
 # Node and npm come with the machine, Debian's are the fallback.
 view_pkgs=(chromium)

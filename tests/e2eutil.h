@@ -2,8 +2,13 @@
 #ifndef QT_E2EUTIL_H
 #define QT_E2EUTIL_H
 
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "probe.h"
@@ -25,6 +30,56 @@ static inline void require_recording(void)
 		fprintf(stderr, "SKIPPED: cannot record here: %s\n", msg);
 		cr_skip_test("cannot record here: %s", msg);
 	}
+}
+
+/*
+ * Runs argv with stdout to out (NULL: /dev/null), stderr to /dev/null when
+ * quiet. The wait status (0: exited with 0), -1 after timeout_ms (killed).
+ */
+static inline int e2e_run(char *const argv[], const char *out, bool quiet, int timeout_ms)
+{
+	pid_t pid = fork();
+	int status;
+
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(fd, STDOUT_FILENO);
+		if (quiet) {
+			int null = open("/dev/null", O_WRONLY);
+
+			dup2(null, STDERR_FILENO);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	for (int waited = 0; waited < timeout_ms; waited += 10) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+/* A whole file as a string (the caller frees it). */
+static inline char *e2e_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	cr_assert(f, "%s missing", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, n + 1);
+	cr_assert(buf);
+	cr_assert_eq(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	return buf;
 }
 
 #endif

@@ -35,32 +35,6 @@
 #define PERIOD_NS 20000000LL
 #define N_ARGV 26	/* the recording's argv with its NULL */
 
-/* Runs argv with stdout to out_path (or /dev/null); returns the wait status, -1 on timeout. */
-static int run(char *const argv[], const char *out_path, int timeout_ms)
-{
-	pid_t pid = fork();
-	int status;
-
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int fd = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(fd, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	for (int waited = 0; waited < timeout_ms; waited += 10) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return status;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /* ---- the pipeline's log: the ground truth ---- */
 
 enum { SRC, DEC, FX, SCALE, SINK, DISTURBER, NSTAGES };
@@ -145,7 +119,7 @@ static void record_pipeline(void)
 		if (access(argv[6], X_OK))
 			memmove(&argv[6], &argv[9], (N_ARGV - 9) * sizeof(*argv));
 		unlink(trace_path);
-		status = run(argv, NULL, 60000);
+		status = e2e_run(argv, NULL, true, 60000);
 		cr_assert(status != -1, "the recording did not finish within 60 s");
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d", status);
 		if (scratch)
@@ -346,22 +320,6 @@ Test(e2e_actors, syscall_actor)
 	actors__free(r);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	cr_assert(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	cr_assert(buf && fread(buf, 1, n, f) == (size_t)n);
-	fclose(f);
-	return buf;
-}
-
 /* The command line: text, JSON, and the errors of bad actor specs (report and export). */
 Test(e2e_actors, report_command)
 {
@@ -372,10 +330,10 @@ Test(e2e_actors, report_command)
 	{
 		char *argv[] = { qostrace, "report", "--color", "never", trace_path, NULL };
 
-		status = run(argv, out, 60000);
+		status = e2e_run(argv, out, true, 60000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
-	txt = slurp(out);
+	txt = e2e_slurp(out);
 	snprintf(want, sizeof(want), "Most upstream actor that breaks its period: src/%d", lg.tid[SRC]);
 	cr_assert(strstr(txt, want), "%s", txt);
 	cr_assert(strstr(txt, "== Actors: periods and breaks (SATM)"));
@@ -383,10 +341,10 @@ Test(e2e_actors, report_command)
 	{
 		char *argv[] = { qostrace, "report", "--json", trace_path, NULL };
 
-		status = run(argv, out, 60000);
+		status = e2e_run(argv, out, true, 60000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
-	txt = slurp(out);
+	txt = e2e_slurp(out);
 	p = strstr(txt, "\"upstream_actor\": {");
 	cr_assert(p, "no upstream_actor object");
 	snprintf(want, sizeof(want), "\"name\": \"src/%d\"", lg.tid[SRC]);
@@ -396,13 +354,13 @@ Test(e2e_actors, report_command)
 	{
 		char *argv[] = { qostrace, "report", "--actor", "no_such_thread", trace_path, NULL };
 
-		status = run(argv, out, 60000);
+		status = e2e_run(argv, out, true, 60000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
 	}
 	{
 		char *argv[] = { qostrace, "report", "--actor", "write(x@src", trace_path, NULL };
 
-		status = run(argv, out, 60000);
+		status = e2e_run(argv, out, true, 60000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
 	}
 	{
@@ -411,7 +369,7 @@ Test(e2e_actors, report_command)
 		char *argv[] = { qostrace, "export", "--perfetto", json, "--actor", "write(x@src", trace_path, NULL };
 
 		snprintf(json, sizeof(json), "%s/bad-actor.json", dir);
-		status = run(argv, out, 60000);
+		status = e2e_run(argv, out, true, 60000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
 		cr_assert(access(json, F_OK) != 0, "%s written", json);
 	}
@@ -428,14 +386,14 @@ Test(e2e_actors, report_command)
 		size_t all, fewer;
 
 		snprintf(json, sizeof(json), "%s/export.json", dir);
-		status = run(argv, out, 60000);
+		status = e2e_run(argv, out, true, 60000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
-		txt = slurp(json);
+		txt = e2e_slurp(json);
 		all = tu_count(txt, "\"name\":\"period break +");
 		free(txt);
-		status = run(strict, out, 60000);
+		status = e2e_run(strict, out, true, 60000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
-		txt = slurp(json);
+		txt = e2e_slurp(json);
 		fewer = tu_count(txt, "\"name\":\"period break +");
 		free(txt);
 		cr_assert(all > 0, "the default export draws src's breaks");

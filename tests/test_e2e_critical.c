@@ -28,30 +28,6 @@
 #define PERIOD_NS 10000000ll
 #define E2E_EPS_NS 200000ll	/* 200 us: wakeup latencies of an idle CPU fit, spurious pairs appear */
 
-/* Runs argv with stdout to `out` (or /dev/null); the exit status, -1 on timeout. */
-static int run(char *const argv[], const char *out, int timeout_ms)
-{
-	pid_t pid = fork();
-	int status;
-
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		dup2(fd, STDOUT_FILENO);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	for (int waited = 0; waited < timeout_ms; waited += 10) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /* Drops the blanks outside strings, so that checks do not depend on layout. */
 static void squeeze(char *s)
 {
@@ -65,22 +41,6 @@ static void squeeze(char *s)
 			*w++ = *r;
 	}
 	*w = 0;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	cr_assert(f, "%s missing", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, n + 1);
-	cr_assert_eq(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	return buf;
 }
 
 /* ---- the pipeline's log ---- */
@@ -155,7 +115,7 @@ static void record_pipeline(void)
 
 		snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 		unlink(trace_path);
-		st = run(argv, NULL, 60000);
+		st = e2e_run(argv, NULL, false, 60000);
 		cr_assert_eq(st, 0, "qostrace record failed: %d", st);
 		if (scratch)
 			close(open(done, O_CREAT | O_WRONLY, 0600));
@@ -427,16 +387,16 @@ Test(e2e_critical, report_renders)
 
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(out, sizeof(out), "%s/report.txt", dir);
-	cr_assert_eq(run(argv_t, out, 60000), 0);
-	txt = slurp(out);
+	cr_assert_eq(e2e_run(argv_t, out, false, 60000), 0);
+	txt = e2e_slurp(out);
 	cr_assert(strstr(txt, "== Critical path (Hendriks & Vaandrager)"), "%s", txt);
 	cr_assert(strstr(txt, "confirmed by wakeups"), "%s", txt);
 	/* The actors stage finds the disturbed breaks; the section says who held the CPU. */
 	cr_assert(strstr(txt, "What delayed the late invocations"), "%s", txt);
 	cr_assert(strstr(txt, "for CPU behind disturber/"), "%s", txt);
 	snprintf(out, sizeof(out), "%s/report.json", dir);
-	cr_assert_eq(run(argv_j, out, 60000), 0);
-	json = slurp(out);
+	cr_assert_eq(e2e_run(argv_j, out, false, 60000), 0);
+	json = e2e_slurp(out);
 	squeeze(json);
 	cr_assert(strstr(json, "\"critical\":{\"input\":\"trace\""), "no critical section");
 	cr_assert(strstr(json, "\"epsilon_source\":\"auto\""));
@@ -464,15 +424,15 @@ Test(e2e_critical_csv, report_chart_text_and_json)
 	fputs("task,actor,start_ns,end_ns\nA,R1,1,2\nB,R2,2,4\nC,R1,3,8\nF,R2,4,5\nD,R2,5,6\nE,R1,9,11\n", f);
 	fclose(f);
 	snprintf(out, sizeof(out), "%s/out.txt", d);
-	cr_assert_eq(run(argv_t, out, 10000), 0);
-	txt = slurp(out);
+	cr_assert_eq(e2e_run(argv_t, out, false, 10000), 0);
+	txt = e2e_slurp(out);
 	/* eps 0: two critical paths, and C, E unexplained. */
 	cr_assert(strstr(txt, "makespan 5 ns"), "%s", txt);
 	cr_assert(strstr(txt, "critical paths (2):\n  C\n  A -> B -> F -> D\n"), "%s", txt);
 	cr_assert(strstr(txt, "eps check: 2 of 6 tasks start later"), "%s", txt);
 	snprintf(out, sizeof(out), "%s/out.json", d);
-	cr_assert_eq(run(argv_j, out, 10000), 0);
-	json = slurp(out);
+	cr_assert_eq(e2e_run(argv_j, out, false, 10000), 0);
+	json = e2e_slurp(out);
 	squeeze(json);
 	/* eps 1: the single path A C E through two control tasks; every start reproduced. */
 	cr_assert(strstr(json, "\"input\":\"gantt\""), "%s", json);

@@ -40,30 +40,6 @@
 #include "timeline.h"
 #include "trace.h"
 
-/* Runs argv with stdout to @out (NULL: /dev/null); the wait status, -1 on timeout. */
-static int run(char *const argv[], const char *out, int timeout_ms)
-{
-	pid_t pid = fork();
-	int status;
-
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600) : open("/dev/null", O_WRONLY);
-
-		dup2(fd, STDOUT_FILENO);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	for (int waited = 0; waited < timeout_ms; waited += 10) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return status;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
 /* ---- one recording per suite, shared by its tests ---- */
 
 #define MAXF 1000
@@ -164,7 +140,7 @@ static void record(const char *kind, const char *name)
 			char *argv[] = { qostrace, "record", "-q", "--force", "-o", R.trace, "--", qostrace,
 					 "__pipeline", "--frames", "500", "--every", "500ms", "--disturb",
 					 (char *)kind, "--name", (char *)name, "--log", R.log, NULL };
-			int status = run(argv, NULL, 60000);
+			int status = e2e_run(argv, NULL, false, 60000);
 
 			cr_assert(status != -1, "the recording did not finish within 60 s");
 			cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d",
@@ -331,7 +307,7 @@ static void check_report_command(const char *first_needle, const char *needle)
 
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(out, sizeof(out), "%s/report-%s.txt", R.dir, R.kind);
-	status = run(argv, out, 60000);
+	status = e2e_run(argv, out, false, 60000);
 	cr_assert(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "report failed: %d", status);
 	f = fopen(out, "r");
 	cr_assert(f);
