@@ -115,8 +115,10 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 	bool by_name = false;
 	char name[96], b1[32], b2[32], threads[48] = "";
 
+	/* Breaks over missing data are listed, not trusted: the first answer does not count them either. */
 	for (size_t i = 0; i < cr->nbreaks && n < WORST; i++)
-		if ((long)cr->breaks[i].actor == a->actors->upstream)
+		if ((long)cr->breaks[i].actor == a->actors->upstream &&
+		    !a->actors->v[cr->breaks[i].actor].breaks[cr->breaks[i].brk].data_missing)
 			worst[n++] = &cr->breaks[i];
 	if (!n)
 		return;

@@ -247,6 +247,49 @@ Test(analysis, diagnosis_groups_a_disturber_by_name)
 	free(fresh);
 }
 
+/*
+ * A break over missing data is listed but not trusted: the Diagnosis's
+ * first answer does not count it, nor does its second blame what its path
+ * shows. The world's worst breaks are marked so, their culprit made a
+ * wakeup latency: the sentence must still name hog, from the others.
+ */
+Test(analysis, diagnosis_leaves_out_breaks_over_missing_data)
+{
+	struct trace *t = world();
+	struct timeline *tl;
+	struct analysis_opts o;
+	struct analysis *a;
+	struct report_style st = { 0 };
+	char *buf = NULL;
+	size_t len = 0, marked = 0;
+	FILE *f;
+
+	log_level = LOG_QUIET;
+	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
+	analysis_opts_default(&o);
+	cr_assert_eq(analysis__run_trace(t, tl, &o, &a), 0);
+	for (size_t i = 0; i < a->critical->nbreaks && marked < 3; i++) {
+		struct crit_break *b = &a->critical->breaks[i];
+
+		if ((long)b->actor != a->actors->upstream)
+			continue;
+		a->actors->v[b->actor].breaks[b->brk].data_missing = true;
+		b->culprit = (struct crit_share){ .thread = CRIT_NONE, .cat = CRIT_CAT_WAKEUP, .ns = MS };
+		marked++;
+	}
+	cr_assert_eq(marked, 3);
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	report_summary(a, f, &st);
+	fclose(f);
+	cr_expect(strstr(buf, "in 5 of its 5 worst breaks, it waited for the CPU behind hog"), "%s", buf);
+	cr_expect_null(strstr(buf, "wakeup latency"), "%s", buf);
+	free(buf);
+	analysis__free(a);
+	timeline__free(tl);
+	trace__free(t);
+}
+
 /* Critical-path tracks in the Perfetto export with --break-paths N. */
 static size_t export_paths(const struct trace *t, const struct timeline *tl, size_t break_paths)
 {
