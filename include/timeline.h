@@ -184,6 +184,13 @@ const char *timeline__comm_at(const struct timeline *tl, uint32_t thread, uint64
  */
 bool timeline__missing(const struct timeline *tl, int cpu, uint64_t start, uint64_t end);
 
+/*
+ * The threads whose switches out went unreported (TL_GAP_BROKEN), most
+ * often first, as "comm/tid (count), ..." into buf, at most three and
+ * "and N more". Returns how many threads; 0 writes "".
+ */
+size_t timeline__hidden_threads(const struct timeline *tl, char *buf, size_t len);
+
 /* The time-ordered stream of everything that happened, for pattern mining. */
 enum tl_ev_kind {
 	TL_EV_RUN = 1,		/* a thread switched in: idx into runs */

@@ -168,10 +168,16 @@ int cmd_info(int argc, char **argv)
 	}
 	printf("threads     %zu known, %zu ran during the recording, %zu targets\n", tl->nthreads,
 	       nactive, ntargets);
-	if (tl->unsure_runs)
+	if (tl->unsure_runs) {
+		char who[160];
+
+		timeline__hidden_threads(tl, who, sizeof(who));
 		printf("unreported  %" PRIu64 " switches the kernel did not report (tracepoints filtered for some "
 		       "threads): %" PRIu64 " runs with an uncertain start, %s in all\n", tl->broken_chains,
 		       tl->unsure_runs, fmt_duration(b2, sizeof(b2), tl->unsure_ns));
+		if (*who)
+			printf("            the switches out of %s\n", who);
+	}
 	if (tl->out_of_order)
 		printf("ordering    %" PRIu64 " switch records arrived out of time order (sorted)\n",
 		       tl->out_of_order);

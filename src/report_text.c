@@ -50,10 +50,16 @@ static void print_recording(const struct analysis *a, FILE *f, const struct repo
 			t->undecodable), rs_reset(st), tl->ngaps);
 	else
 		fprintf(f, "no events lost\n");
-	if (tl->unsure_runs)
+	if (tl->unsure_runs) {
+		char who[160];
+
 		fprintf(f, "%s%llu switches were not reported by the kernel (tracepoints filtered for some "
-			"threads); %llu runs have an uncertain start%s\n", rs_dim(st),
-			(unsigned long long)tl->broken_chains, (unsigned long long)tl->unsure_runs, rs_reset(st));
+			"threads); %llu runs have an uncertain start", rs_dim(st),
+			(unsigned long long)tl->broken_chains, (unsigned long long)tl->unsure_runs);
+		if (timeline__hidden_threads(tl, who, sizeof(who)))
+			fprintf(f, ";\nthe switches out of %s", who);
+		fprintf(f, "%s\n", rs_reset(st));
+	}
 }
 
 static int by_run_ns(const void *x, const void *y, void *arg)

@@ -897,6 +897,59 @@ const char *timeline__comm_at(const struct timeline *tl, uint32_t thread, uint64
 	return c && *c ? c : tl->threads[thread].comm;
 }
 
+/* The name of the thread with this tid that ran last (the tid may have been reused). */
+static const char *tid_name(const struct timeline *tl, uint32_t tid)
+{
+	const char *name = NULL;
+
+	if (!tid)
+		return "idle";
+	for (size_t i = 0; i < tl->nthreads; i++)
+		if (tl->threads[i].tid == tid && (!name || tl->threads[i].nruns))
+			name = tl->threads[i].comm;
+	return name ? name : "?";
+}
+
+size_t timeline__hidden_threads(const struct timeline *tl, char *buf, size_t len)
+{
+	struct hidden_count { uint32_t tid; uint64_t n; } v[64];
+	size_t nv = 0, more = 0, off = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < tl->ngaps; i++) {
+		const struct tl_gap *g = &tl->gaps[i];
+		size_t k = 0;
+
+		if (g->kind != TL_GAP_BROKEN || g->hidden == TL_NONE)
+			continue;
+		while (k < nv && v[k].tid != g->hidden)
+			k++;
+		if (k == nv) {
+			if (nv == sizeof(v) / sizeof(v[0])) {
+				more++;
+				continue;
+			}
+			v[nv++] = (struct hidden_count){ g->hidden, 0 };
+		}
+		v[k].n++;
+	}
+	/* Most often first, then by tid: a few entries, an insertion sort. */
+	for (size_t i = 1; i < nv; i++)
+		for (size_t j = i; j && (v[j].n > v[j - 1].n || (v[j].n == v[j - 1].n && v[j].tid < v[j - 1].tid)); j--) {
+			struct hidden_count t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (size_t i = 0; i < nv && i < 3 && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s/%u (%llu)", i ? ", " : "", tid_name(tl, v[i].tid),
+					v[i].tid, (unsigned long long)v[i].n);
+	if (nv > 3 && off < len)
+		snprintf(buf + off, len - off, " and %zu more", nv - 3 + more);
+	return nv + more;
+}
+
 bool timeline__missing(const struct timeline *tl, int cpu, uint64_t start, uint64_t end)
 {
 	/* Half-open: a gap that begins at end does not overlap [start, end). */

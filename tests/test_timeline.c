@@ -703,6 +703,56 @@ Test(timeline, unreported_switch)
 	done(tl, t);
 }
 
+/*
+ * Which threads' switches out went unreported, most often first: A's
+ * three times, C's once, idle's once, as `info` and the report name them.
+ */
+Test(timeline, hidden_threads_named)
+{
+	struct synth *s = synth_new(0, 1000, 1);
+	static const uint64_t dropped[] = { 200, 300, 420, 520, 620 };
+	struct timeline *tl;
+	struct trace *t;
+	char buf[160];
+	size_t keep = 0;
+
+	synth_thread(s, 10, 10, "A");
+	synth_thread(s, 20, 20, "B");
+	synth_thread(s, 30, 30, "C");
+	synth_switch(s, 100, 0, 0, 0, SYN_PREEMPT, 10, 10);
+	synth_switch(s, 200, 0, 10, 10, SYN_SLEEP, 20, 20);	/* dropped: out of A */
+	synth_switch(s, 260, 0, 20, 20, SYN_SLEEP, 30, 30);
+	synth_switch(s, 300, 0, 30, 30, SYN_SLEEP, 20, 20);	/* dropped: out of C */
+	synth_switch(s, 360, 0, 20, 20, SYN_SLEEP, 10, 10);
+	synth_switch(s, 420, 0, 10, 10, SYN_SLEEP, 20, 20);	/* dropped: out of A */
+	synth_switch(s, 480, 0, 20, 20, SYN_SLEEP, 10, 10);
+	synth_switch(s, 520, 0, 10, 10, SYN_SLEEP, 0, 0);	/* dropped: out of A */
+	synth_switch(s, 560, 0, 0, 0, SYN_PREEMPT, 0, 0);
+	synth_switch(s, 580, 0, 0, 0, SYN_PREEMPT, 0, 0);
+	synth_switch(s, 600, 0, 0, 0, SYN_PREEMPT, 20, 20);
+	synth_switch(s, 610, 0, 20, 20, SYN_SLEEP, 0, 0);
+	synth_switch(s, 620, 0, 0, 0, SYN_PREEMPT, 30, 30);	/* dropped: out of idle */
+	synth_switch(s, 700, 0, 30, 30, SYN_SLEEP, 0, 0);
+	for (size_t i = 0; i < s->t->nsw; i++) {
+		bool drop = false;
+
+		for (size_t k = 0; k < sizeof(dropped) / sizeof(dropped[0]); k++)
+			drop |= s->t->sw[i].h.ts == dropped[k];
+		if (!drop)
+			s->t->sw[keep++] = s->t->sw[i];
+	}
+	s->t->nsw = keep;
+	t = synth_finish(s);
+	tl = build(t);
+	cr_expect_eq(tl->broken_chains, 5);
+	cr_expect_eq(timeline__hidden_threads(tl, buf, sizeof(buf)), 3);
+	cr_expect_str_eq(buf, "A/10 (3), idle/0 (1), C/30 (1)");
+	/* a short buffer is cut, never overrun */
+	cr_expect_eq(timeline__hidden_threads(tl, buf, 8), 3);
+	cr_expect_str_eq(buf, "A/10 (3");
+	done(tl, t);
+}
+
 /* ---- wakeups, syscalls, IRQs ---- */
 
 Test(timeline, wakeups)
