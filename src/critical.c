@@ -951,7 +951,7 @@ struct sink {
 	/*
 	 * Tasks own_lo < v <= own_hi are the walked invocation's own, after
 	 * its first: a release into one of them is a wait inside the
-	 * invocation (all zero: none).
+	 * invocation (own_hi 0: none).
 	 */
 	uint32_t own_lo, own_hi;
 };
@@ -1098,9 +1098,9 @@ static void account_release(const struct walker *w, const struct sink *k, uint32
  * A task of an invocation released inside it (a timeout the thread set, an
  * interrupt it waited for) after its earlier task ended at `from`: until
  * the release the invocation waited on itself (OWN_WAIT), after it the task
- * waited where it was woken. A live GStreamer source that was kept off its CPU catches up
- * in one invocation with short clock waits; its late start, not the last
- * of those waits, is what made it late.
+ * waited where it was woken. A live GStreamer source kept off its CPU
+ * catches up in one invocation with short clock waits; its late start, not
+ * the last of those waits, is what made it late.
  */
 static void account_inner_wait(const struct walker *w, const struct sink *k, uint32_t v, int64_t from)
 {
