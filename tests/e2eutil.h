@@ -32,14 +32,10 @@ static inline void require_recording(void)
 	}
 }
 
-/*
- * Runs argv with stdout to out (NULL: /dev/null), stderr to /dev/null when
- * quiet. The wait status (0: exited with 0), -1 after timeout_ms (killed).
- */
-static inline int e2e_run(char *const argv[], const char *out, bool quiet, int timeout_ms)
+/* Starts argv with stdout to out (NULL: /dev/null), stderr to /dev/null when quiet; its pid. */
+static inline pid_t e2e_spawn(char *const argv[], const char *out, bool quiet)
 {
 	pid_t pid = fork();
-	int status;
 
 	cr_assert(pid >= 0);
 	if (pid == 0) {
@@ -54,6 +50,14 @@ static inline int e2e_run(char *const argv[], const char *out, bool quiet, int t
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+/* Waits up to timeout_ms: the wait status (0: exited with 0), -1 on timeout (killed). */
+static inline int e2e_wait(pid_t pid, int timeout_ms)
+{
+	int status;
+
 	for (int waited = 0; waited < timeout_ms; waited += 10) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return status;
@@ -62,6 +66,12 @@ static inline int e2e_run(char *const argv[], const char *out, bool quiet, int t
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return -1;
+}
+
+/* e2e_spawn, then e2e_wait. */
+static inline int e2e_run(char *const argv[], const char *out, bool quiet, int timeout_ms)
+{
+	return e2e_wait(e2e_spawn(argv, out, quiet), timeout_ms);
 }
 
 /* A whole file as a string (the caller frees it). */

@@ -160,6 +160,58 @@ Test(analysis, actors_failing_beside_the_graph)
 	trace__free(t);
 }
 
+/* A world analysed with the default options, for the Diagnosis tests to edit and print. */
+struct diag {
+	struct trace *t;
+	struct timeline *tl;
+	struct analysis *a;
+};
+
+static void diag_open(struct diag *d, bool fresh_hogs)
+{
+	struct analysis_opts o;
+
+	log_level = LOG_QUIET;
+	d->t = world_of(fresh_hogs);
+	cr_assert_eq(timeline__build(d->t, NULL, &d->tl), 0);
+	analysis_opts_default(&o);
+	cr_assert_eq(analysis__run_trace(d->t, d->tl, &o, &d->a), 0);
+	cr_assert(d->a->actors->upstream >= 0);
+}
+
+/* The Diagnosis as the report prints it (the caller frees it). */
+static char *diag_print(const struct diag *d)
+{
+	struct report_style st = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	report_summary(d->a, f, &st);
+	fclose(f);
+	return buf;
+}
+
+static void diag_close(struct diag *d)
+{
+	analysis__free(d->a);
+	timeline__free(d->tl);
+	trace__free(d->t);
+}
+
+/* The Diagnosis of a world, default options. */
+static char *diagnosis_of(bool fresh_hogs)
+{
+	struct diag d;
+	char *buf;
+
+	diag_open(&d, fresh_hogs);
+	buf = diag_print(&d);
+	diag_close(&d);
+	return buf;
+}
+
 /*
  * The Diagnosis names what delayed the upstream actor's worst breaks also
  * when that is a kind of wait, whose name is a constant rather than written
@@ -168,64 +220,24 @@ Test(analysis, actors_failing_beside_the_graph)
  */
 Test(analysis, diagnosis_names_a_category_culprit)
 {
-	struct trace *t = world();
-	struct timeline *tl;
-	struct analysis_opts o;
-	struct analysis *a;
-	struct report_style st = { 0 };
-	char *buf = NULL;
-	size_t len = 0, changed = 0;
-	FILE *f;
+	struct diag d;
+	size_t changed = 0;
+	char *buf;
 
-	log_level = LOG_QUIET;
-	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
-	analysis_opts_default(&o);
-	cr_assert_eq(analysis__run_trace(t, tl, &o, &a), 0);
-	cr_assert(a->actors->upstream >= 0);
-	for (size_t i = 0; i < a->critical->nbreaks; i++) {
-		struct crit_break *b = &a->critical->breaks[i];
+	diag_open(&d, false);
+	for (size_t i = 0; i < d.a->critical->nbreaks; i++) {
+		struct crit_break *b = &d.a->critical->breaks[i];
 
-		if ((long)b->actor != a->actors->upstream || b->culprit.thread == CRIT_NONE)
+		if ((long)b->actor != d.a->actors->upstream || b->culprit.thread == CRIT_NONE)
 			continue;
 		b->culprit = (struct crit_share){ .thread = CRIT_NONE, .cat = CRIT_CAT_WAKEUP, .ns = MS };
 		changed++;
 	}
 	cr_assert_gt(changed, 0, "no break of the upstream actor blamed a thread");
-	f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	report_summary(a, f, &st);
-	fclose(f);
+	buf = diag_print(&d);
 	cr_expect(strstr(buf, "the path waited on wakeup latency"), "%s", buf);
 	free(buf);
-	analysis__free(a);
-	timeline__free(tl);
-	trace__free(t);
-}
-
-/* The Diagnosis of a world, default options. */
-static char *diagnosis_of(bool fresh_hogs)
-{
-	struct trace *t = world_of(fresh_hogs);
-	struct timeline *tl;
-	struct analysis_opts o;
-	struct analysis *a;
-	struct report_style st = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
-	analysis_opts_default(&o);
-	cr_assert_eq(analysis__run_trace(t, tl, &o, &a), 0);
-	cr_assert(a->actors->upstream >= 0);
-	f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	report_summary(a, f, &st);
-	fclose(f);
-	analysis__free(a);
-	timeline__free(tl);
-	trace__free(t);
-	return buf;
+	diag_close(&d);
 }
 
 /*
@@ -237,10 +249,10 @@ Test(analysis, diagnosis_groups_a_disturber_by_name)
 {
 	char *one, *fresh;
 
-	log_level = LOG_QUIET;
 	one = diagnosis_of(false);
 	fresh = diagnosis_of(true);
-	cr_expect(strstr(one, "in 5 of its 5 worst breaks, it waited for the CPU behind hog (5.55 ms more than usual)."), "%s", one);
+	cr_expect(strstr(one, "in 5 of its 5 worst breaks, it waited for the CPU behind hog (5.55 ms more than usual)."),
+		  "%s", one);
 	cr_expect_null(strstr(one, "threads of that name"), "%s", one);
 	cr_expect(strstr(fresh, "in 5 of its 5 worst breaks, it waited for the CPU behind hog "
 				"(5 threads of that name; 5.97 ms more than usual)."), "%s", fresh);
@@ -256,39 +268,26 @@ Test(analysis, diagnosis_groups_a_disturber_by_name)
  */
 Test(analysis, diagnosis_leaves_out_breaks_over_missing_data)
 {
-	struct trace *t = world();
-	struct timeline *tl;
-	struct analysis_opts o;
-	struct analysis *a;
-	struct report_style st = { 0 };
-	char *buf = NULL;
-	size_t len = 0, marked = 0;
-	FILE *f;
+	struct diag d;
+	size_t marked = 0;
+	char *buf;
 
-	log_level = LOG_QUIET;
-	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
-	analysis_opts_default(&o);
-	cr_assert_eq(analysis__run_trace(t, tl, &o, &a), 0);
-	for (size_t i = 0; i < a->critical->nbreaks && marked < 3; i++) {
-		struct crit_break *b = &a->critical->breaks[i];
+	diag_open(&d, false);
+	for (size_t i = 0; i < d.a->critical->nbreaks && marked < 3; i++) {
+		struct crit_break *b = &d.a->critical->breaks[i];
 
-		if ((long)b->actor != a->actors->upstream)
+		if ((long)b->actor != d.a->actors->upstream)
 			continue;
-		a->actors->v[b->actor].breaks[b->brk].data_missing = true;
+		d.a->actors->v[b->actor].breaks[b->brk].data_missing = true;
 		b->culprit = (struct crit_share){ .thread = CRIT_NONE, .cat = CRIT_CAT_WAKEUP, .ns = MS };
 		marked++;
 	}
 	cr_assert_eq(marked, 3);
-	f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	report_summary(a, f, &st);
-	fclose(f);
+	buf = diag_print(&d);
 	cr_expect(strstr(buf, "in 5 of its 5 worst breaks, it waited for the CPU behind hog"), "%s", buf);
 	cr_expect_null(strstr(buf, "wakeup latency"), "%s", buf);
 	free(buf);
-	analysis__free(a);
-	timeline__free(tl);
-	trace__free(t);
+	diag_close(&d);
 }
 
 /*
@@ -298,28 +297,20 @@ Test(analysis, diagnosis_leaves_out_breaks_over_missing_data)
  */
 Test(analysis, diagnosis_names_the_costliest_cause)
 {
-	struct trace *t = world();
-	struct timeline *tl;
-	struct analysis_opts o;
-	struct analysis *a;
-	struct report_style st = { 0 };
-	char *buf = NULL;
-	size_t len = 0, seen = 0;
+	struct diag d;
+	size_t seen = 0;
 	uint32_t sink = TL_NONE;
-	FILE *f;
+	char *buf;
 
-	log_level = LOG_QUIET;
-	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
-	for (uint32_t i = 0; i < tl->nthreads; i++)
-		if (tl->threads[i].tid == SINK)
+	diag_open(&d, false);
+	for (uint32_t i = 0; i < d.tl->nthreads; i++)
+		if (d.tl->threads[i].tid == SINK)
 			sink = i;
 	cr_assert_neq(sink, TL_NONE);
-	analysis_opts_default(&o);
-	cr_assert_eq(analysis__run_trace(t, tl, &o, &a), 0);
-	for (size_t i = 0; i < a->critical->nbreaks && seen < 5; i++) {
-		struct crit_break *b = &a->critical->breaks[i];
+	for (size_t i = 0; i < d.a->critical->nbreaks && seen < 5; i++) {
+		struct crit_break *b = &d.a->critical->breaks[i];
 
-		if ((long)b->actor != a->actors->upstream)
+		if ((long)b->actor != d.a->actors->upstream)
 			continue;
 		if (seen == 1 || seen == 2) {
 			b->culprit = (struct crit_share){ .thread = sink, .ns = 100 * US, .run_ns = 100 * US };
@@ -331,16 +322,11 @@ Test(analysis, diagnosis_names_the_costliest_cause)
 		seen++;
 	}
 	cr_assert_eq(seen, 5);
-	f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	report_summary(a, f, &st);
-	fclose(f);
+	buf = diag_print(&d);
 	cr_expect(strstr(buf, "in 1 of its 5 worst breaks, it waited for the CPU behind hog (5.55 ms more than usual)"),
 		  "%s", buf);
 	free(buf);
-	analysis__free(a);
-	timeline__free(tl);
-	trace__free(t);
+	diag_close(&d);
 }
 
 /* Critical-path tracks in the Perfetto export with --break-paths N. */

@@ -21,42 +21,6 @@
 #include "timeline.h"
 #include "trace.h"
 
-/* Starts argv in the background; returns its pid. */
-static pid_t spawn(char *const argv[])
-{
-	pid_t pid = fork();
-
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, STDOUT_FILENO);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* Waits up to timeout_ms; returns the wait status, or -1 on timeout (child killed). */
-static int wait_for(pid_t pid, int timeout_ms)
-{
-	int status;
-
-	for (int waited = 0; waited < timeout_ms; waited += 10) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return status;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
-}
-
-static int run(char *const argv[], int timeout_ms)
-{
-	return wait_for(spawn(argv), timeout_ms);
-}
-
 static struct trace *load(const char *path)
 {
 	struct trace *t = NULL;
@@ -159,7 +123,7 @@ static void record_workload(void)
 			char *argv[] = { qostrace, "record", "-q", "-o", trace_path, "--", workload, "-l",
 					 log_path, "-n", "30", NULL };
 
-			status = run(argv, 60000);
+			status = e2e_run(argv, NULL, false, 60000);
 		}
 		cr_assert(status != -1, "the recording did not finish within 60 s");
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d",
@@ -436,12 +400,12 @@ static void record_then_signal(int sig, int after_ms, const char *name, struct t
 	{
 		char *argv[] = { qostrace, "record", "-q", "-a", "-d", "60", "-o", path, NULL };
 
-		pid = spawn(argv);
+		pid = e2e_spawn(argv, NULL, false);
 	}
 	wait_recording(path);
 	usleep(after_ms * 1000);
 	kill(pid, sig);
-	*status = wait_for(pid, 10000);
+	*status = e2e_wait(pid, 10000);
 	*out = load(path);
 	tu_rmdir(d);
 	free(d);
@@ -513,7 +477,7 @@ Test(e2e_refusals, existing_file_symlink_and_bad_options, .timeout = 60)
 	{
 		char *argv[] = { qostrace, "record", "-q", "-a", "-d", "0.2", "-o", path, NULL };
 
-		status = run(argv, 20000);
+		status = e2e_run(argv, NULL, false, 20000);
 		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) != 0, "overwrote without --force");
 		cr_assert_eq(stat(path, &st), 0);
 		cr_expect_eq(st.st_size, 4, "existing file changed");
@@ -521,7 +485,7 @@ Test(e2e_refusals, existing_file_symlink_and_bad_options, .timeout = 60)
 	{
 		char *argv[] = { qostrace, "record", "-q", "-a", "-d", "0.2", "--force", "-o", link, NULL };
 
-		status = run(argv, 20000);
+		status = e2e_run(argv, NULL, false, 20000);
 		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) != 0, "wrote through a symlink");
 		cr_assert_eq(stat(path, &st), 0);
 		cr_expect_eq(st.st_size, 4, "symlink target changed");
@@ -529,19 +493,19 @@ Test(e2e_refusals, existing_file_symlink_and_bad_options, .timeout = 60)
 	{
 		char *argv[] = { qostrace, "record", "-q", "-d", "abc", "-a", NULL };
 
-		status = run(argv, 20000);
+		status = e2e_run(argv, NULL, false, 20000);
 		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "-d abc accepted");
 	}
 	{
 		char *argv[] = { qostrace, "record", "-q", NULL };
 
-		status = run(argv, 20000);
+		status = e2e_run(argv, NULL, false, 20000);
 		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "no target accepted");
 	}
 	{
 		char *argv[] = { qostrace, "record", "-q", "-p", "999999999", "-o", link, NULL };
 
-		status = run(argv, 20000);
+		status = e2e_run(argv, NULL, false, 20000);
 		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "missing pid accepted");
 	}
 	tu_rmdir(d);
@@ -567,14 +531,14 @@ Test(e2e_attach, pid_mode_records_only_the_target_syscalls, .timeout = 60)
 	{
 		char *argv[] = { workload, "-n", "300", NULL };
 
-		wpid = spawn(argv);
+		wpid = e2e_spawn(argv, NULL, false);
 	}
 	snprintf(pidarg, sizeof(pidarg), "%d", wpid);
 	usleep(200000);
 	{
 		char *argv[] = { qostrace, "record", "-q", "-p", pidarg, "-d", "1", "-o", path, NULL };
 
-		status = run(argv, 30000);
+		status = e2e_run(argv, NULL, false, 30000);
 	}
 	kill(wpid, SIGKILL);
 	waitpid(wpid, NULL, 0);
@@ -624,7 +588,7 @@ Test(e2e_refusals, disk_full_leaves_a_readable_file, .timeout = 60)
 		char *argv[] = { qostrace, "record", "-q", "-a", "--compress", "0", "-d", "30", "-o", path, "--",
 				 "/usr/bin/stress-ng", "--switch", "1", "-t", "25", "-q", NULL };
 
-		status = run(argv, 40000);
+		status = e2e_run(argv, NULL, false, 40000);
 	}
 	cr_expect(status != -1, "the recorder did not stop on a full disk");
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
