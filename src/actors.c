@@ -44,6 +44,7 @@
 
 #include "actors.h"
 #include "log.h"
+#include "quartiles.h"
 #include "syscall_names.h"
 #include "tracefile.h"
 #include "workq.h"
@@ -506,15 +507,34 @@ static int trim_life_ends(const struct ctx *c, struct work *w, const struct tl_t
 {
 	const struct tl_run *runs = c->tl->runs + th->run0;
 	int64_t p = (int64_t)a->st.period_ns;
+	bool born = th->flags & TT_BORN;
+	bool gone = (th->flags & TT_DIED) && th->nrun && runs[th->nrun - 1].end_state == QT_END_EXITED;
 	size_t lo = 0, hi = a->ninv;
+	int err;
 
-	if (!th->nrun)
+	if (!th->nrun || (!born && !gone))
 		return 0;
-	if (th->flags & TT_BORN)
+	if (born)
 		while (hi - lo > keep_min && a->inv[lo].start_ns < (int64_t)runs[0].start + p)
 			lo++;
-	if ((th->flags & TT_DIED) && runs[th->nrun - 1].end_state == QT_END_EXITED)
+	if (gone)
 		while (hi - lo > keep_min && a->inv[hi - 1].start_ns > (int64_t)runs[th->nrun - 1].end - p)
+			hi--;
+	err = period_analyze(t + lo, hi - lo, &c->popts, &a->st, w->pb, spare);
+	if (err)
+		return err;
+	/*
+	 * Set-up lasts until the rhythm is first kept: late intervals before
+	 * the first regular one are still the start (a live pipeline's queue
+	 * 12 ms late on its second buffer, as it goes from paused to
+	 * playing), and late ones after the last regular one the end.
+	 */
+	if (born)
+		while (hi - lo > keep_min && quartiles_is_outlier(t[lo + 1] - t[lo], a->st.q1_ns, a->st.q3_ns))
+			lo++;
+	if (gone)
+		while (hi - lo > keep_min &&
+		       quartiles_is_outlier(t[hi - 1] - t[hi - 2], a->st.q1_ns, a->st.q3_ns))
 			hi--;
 	if (lo == 0 && hi == a->ninv)
 		return 0;

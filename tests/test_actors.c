@@ -375,7 +375,8 @@ static void recurring_breaks(unsigned int max_preempt, unsigned int max_blocks, 
 {
 	static size_t every20[9];
 	struct synth_actor_cfg c = cfg10ms();
-	struct actors_opts satm = { .max_gap_frac = -1 };
+	/* collapsed to one invocation per break: 11, fewer than a default actor needs */
+	struct actors_opts satm = { .max_gap_frac = -1, .min_invocations = 2 };
 	size_t first[200];
 	int64_t start[200];
 
@@ -897,6 +898,48 @@ Test(actors, set_up_and_teardown_of_a_streaming_thread)
 	world_free(&w);
 }
 
+/*
+ * Set-up lasts until the rhythm is first kept: a live queue's second buffer
+ * came 12 ms late as the pipeline went from paused to playing, and one
+ * thread's last buffer 15 ms late as it stopped; both are its life's ends,
+ * not breaks. A late buffer between regular ones stays a break.
+ */
+Test(actors, late_start_and_end_before_and_after_the_rhythm)
+{
+	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
+	struct sched S = { 0 };
+	struct world w;
+	const struct actor *a;
+	int64_t t, last = 0;
+
+	synth_thread(sy, 101, 100, "gst-launch");
+	synth_targets(sy, "100");
+	synth_task(sy, QT_REC_FORK, T0 + 5 * MS, 102, 100, 101, 100, "queue0:src");
+	sched_run(&S, 102, 1, T0 + 6 * MS, T0 + 7 * MS, SYN_SLEEP);
+	sched_run(&S, 102, 1, T0 + 40 * MS, T0 + 41 * MS, SYN_SLEEP);
+	for (t = T0 + 62 * MS; t < T0 + 900 * MS; t += t == T0 + 502 * MS ? 15 * MS : 10 * MS) {
+		sched_run(&S, 102, 1, t, t + 1 * MS, SYN_SLEEP);
+		last = t;
+	}
+	last += 25 * MS;
+	sched_run(&S, 102, 1, last, last + 1 * MS, SYN_SLEEP);
+	sched_run(&S, 102, 1, last + 40 * MS, last + 40 * MS + 100 * US, SYN_SLEEP);
+	sched_run(&S, 102, 1, last + 41300 * US, last + 41400 * US, SYN_EXIT);
+	synth_task(sy, QT_REC_EXIT, last + 41400 * US, 102, 100, 0, 0, "queue0:src");
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	a = actor_by_name(w.r, "queue0:src/102");
+	cr_assert(a->st.periodic);
+	cr_expect_eq(a->st.period_ns, 10 * MS);
+	cr_expect_eq(a->inv[0].start_ns, T0 + 62 * MS, "the late second buffer is set-up");
+	cr_expect_eq(a->inv[a->ninv - 1].start_ns, last - 25 * MS, "the late last buffer is teardown");
+	cr_assert_eq(a->nbreaks, 1);
+	cr_expect_eq(a->breaks[0].end_ns - a->breaks[0].start_ns, 15 * MS, "the break in its loop stays");
+	cr_expect_eq(a->ncut, 1 + 1 + 1 + 2, "set-up, late start, late end, the stop and the exit");
+	world_free(&w);
+}
+
 /* ---- syscall actors and specs ---- */
 
 static void sink_world(struct world *w)
@@ -1036,6 +1079,59 @@ Test(actors, spec_matching)
 		cr_expect_null(w.r);
 	}
 	world_free(&w);
+}
+
+/*
+ * A compiler that blocked on its headers 8 times, 44 ms apart but for one
+ * 135 ms wait, looked periodic on its 7 intervals and, 2 periods late, was
+ * "the first to break its period" ahead of the pipeline it disturbed. A
+ * default actor needs ACTORS_MIN_INVOCATIONS: the compiler is skipped and
+ * the streaming thread is the upstream actor; with 12 invocations the same
+ * rhythm is studied.
+ */
+Test(actors, a_short_regular_life_is_no_period)
+{
+	for (size_t ninv = 8; ninv <= 12; ninv += 4) {
+		struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
+		struct sched S = { 0 };
+		struct world w;
+		int64_t t = T0 + 10 * MS;
+		long cc = -1, src = -1;
+
+		synth_thread(sy, 101, 100, "src");
+		synth_thread(sy, 102, 100, "cc1");
+		synth_targets(sy, "100");
+		for (size_t k = 0; k < 95; k++, t += 10 * MS)
+			sched_run(&S, 101, 0, t + (k == 50 ? 4 * MS : 0), t + (k == 50 ? 5 : 1) * MS, SYN_SLEEP);
+		t = T0 + 20 * MS;
+		for (size_t k = 0; k < ninv; k++, t += (k == 3 ? 135 : 44) * MS)
+			sched_run(&S, 102, 1, t, t + 20 * MS, SYN_SLEEP);
+		sched_emit(sy, &S);
+		world_build(&w, sy);
+		cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+		for (size_t i = 0; i < w.r->n; i++) {
+			if (!strcmp(w.r->v[i].name, "cc1/102"))
+				cc = (long)i;
+			if (!strcmp(w.r->v[i].name, "src/101"))
+				src = (long)i;
+		}
+		cr_assert_geq(src, 0);
+		cr_assert(w.r->v[src].breaking, "the source's 4 ms late run is a break");
+		if (ninv == 8) {
+			cr_assert_eq(cc, -1, "%zu invocations: not studied", ninv);
+			cr_assert_eq(w.r->nskipped, 1);
+			cr_assert_str_eq(w.r->skipped[0].reason, "too few invocations");
+			cr_assert_eq(w.r->skipped[0].count, ninv);
+			cr_assert_eq(w.r->upstream, src);
+		} else {
+			cr_assert_geq(cc, 0, "%zu invocations: studied", ninv);
+			cr_assert(w.r->v[cc].st.periodic);
+			cr_assert_eq(w.r->v[cc].st.period_ns, 44 * MS);
+			cr_assert(w.r->v[cc].breaking, "its 135 ms wait");
+			cr_assert_eq(w.r->upstream, cc, "2.1 periods late against the source's 0.4");
+		}
+		world_free(&w);
+	}
 }
 
 Test(actors, skipped_threads_and_why)
