@@ -42,7 +42,8 @@ void threadtab__free(struct threadtab *tt);
  */
 int threadtab__snapshot(struct threadtab *tt, const struct tf_thread *t, size_t n, uint64_t ts,
 			bool at_end);
-int threadtab__fork(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid,
+/* A child of kthreadd (parent_pid 2) is a kernel thread. */
+int threadtab__fork(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid, uint32_t parent_pid,
 		    const char *comm);
 int threadtab__rename(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid,
 		      const char *comm);

@@ -932,6 +932,20 @@ static int choose(struct ctx *c, const struct analysis_opts *o, struct cand **ou
 			}
 			if (!(x->flags & TL_TARGET))
 				continue;
+			/*
+			 * With -a every thread is a target, and rcu_preempt, which
+			 * runs every few ms while a grace period lasts and then
+			 * not for a second, was "first to break its 8 ms period"
+			 * beside a pipeline. A kernel thread's work is what
+			 * disturbs the program, not a rhythm of its own: a cause
+			 * and a pattern, and an actor only when named.
+			 */
+			if (x->flags & TT_KTHREAD) {
+				err = add_skip(c, th, "kernel thread", x->nrun);
+				if (err)
+					goto out;
+				continue;
+			}
 			err = grow((void **)&v, &cap, n + 1, sizeof(*v));
 			if (err)
 				goto out;

@@ -319,7 +319,7 @@ static void print_table(const struct actors_result *r, FILE *f, const struct rep
 static void print_skipped(const struct actors_result *r, const struct timeline *tl, FILE *f,
 			  const struct report_style *st)
 {
-	size_t runs = 0, inv = 0, self = 0;
+	size_t runs = 0, inv = 0, kernel = 0, self = 0;
 
 	if (!r->nskipped)
 		return;
@@ -328,13 +328,17 @@ static void print_skipped(const struct actors_result *r, const struct timeline *
 
 		runs += !strcmp(why, "too few runs");
 		inv += !strcmp(why, "too few invocations");
+		kernel += !strcmp(why, "kernel thread");
 		self += !strcmp(why, "qostrace itself");
 	}
 	fprintf(f, "%s%zu thread%s not studied:", rs_dim(st), r->nskipped, r->nskipped == 1 ? "" : "s");
 	if (runs)
-		fprintf(f, " %zu with fewer than %d runs%s", runs, ACTORS_MIN_RUNS, inv || self ? "," : "");
+		fprintf(f, " %zu with fewer than %d runs%s", runs, ACTORS_MIN_RUNS, inv || kernel || self ? "," : "");
 	if (inv)
-		fprintf(f, " %zu with fewer than %d invocations%s", inv, ACTORS_MIN_INVOCATIONS, self ? "," : "");
+		fprintf(f, " %zu with fewer than %d invocations%s", inv, ACTORS_MIN_INVOCATIONS,
+			kernel || self ? "," : "");
+	if (kernel)
+		fprintf(f, " %zu kernel thread%s%s", kernel, kernel == 1 ? "" : "s", self ? "," : "");
 	if (self)
 		fprintf(f, " %zu of qostrace itself", self);
 	fprintf(f, "%s%s\n", st->verbose ? "" : " (-v lists them)", rs_reset(st));

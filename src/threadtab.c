@@ -212,9 +212,12 @@ static int add_name(struct threadtab *tt, uint32_t idx, uint64_t ts, const char 
 	return 0;
 }
 
-int threadtab__fork(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid,
+#define KTHREADD_PID 2
+
+int threadtab__fork(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid, uint32_t parent_pid,
 		    const char *comm)
 {
+	uint32_t kind = parent_pid == KTHREADD_PID ? TT_KTHREAD : 0;
 	uint32_t i;
 
 	if (!tid)
@@ -224,13 +227,13 @@ int threadtab__fork(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pi
 		if (tt->t[i].birth == 0 && !(tt->t[i].flags & TT_GUESSED)) {
 			/* Born between attaching and the /proc snapshot: one thread. */
 			tt->t[i].birth = ts;
-			tt->t[i].flags |= TT_BORN;
+			tt->t[i].flags |= TT_BORN | kind;
 			return 0;
 		}
 		/* Its exit was not seen (lost): it ended before this fork. */
 		tt->t[i].death = ts;
 	}
-	return add_thread(tt, tid, pid, ts, comm, TT_BORN) == TT_NONE ? -ENOMEM : 0;
+	return add_thread(tt, tid, pid, ts, comm, TT_BORN | kind) == TT_NONE ? -ENOMEM : 0;
 }
 
 int threadtab__rename(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid,

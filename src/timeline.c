@@ -171,7 +171,7 @@ static int build_threadtab(struct builder *b)
 			if (r->tgid != r->parent_tgid && set_has(&b->targets, r->parent_tgid))
 				err = set_add(&b->targets, r->tgid);
 			if (!err)
-				err = threadtab__fork(b->tl->tt, r->h.ts, r->tid, r->tgid, r->comm);
+				err = threadtab__fork(b->tl->tt, r->h.ts, r->tid, r->tgid, r->parent_tgid, r->comm);
 			break;
 		case QT_REC_EXEC:
 		case QT_REC_RENAME:

@@ -1134,6 +1134,50 @@ Test(actors, a_short_regular_life_is_no_period)
 	}
 }
 
+/*
+ * With -a every thread is a target, kernel threads too: rcu_preempt runs
+ * every few ms while a grace period lasts, then not for a second, and was
+ * "first to break its 8 ms period" beside a pipeline. Kernel threads (of
+ * the snapshot, or forked by kthreadd during the recording) are not
+ * default actors; named, they are.
+ */
+Test(actors, kernel_threads_are_no_default_actors)
+{
+	struct synth *sy = synth_new(T0, T0 + 2000 * MS, 2);
+	struct tf_thread rcu = { .tid = 15, .tgid = 15, .flags = TF_THREAD_KTHREAD, .comm = "rcu_preempt" };
+	struct sched S = { 0 };
+	struct world w;
+	int64_t t = T0 + 10 * MS;
+
+	SYNTH_PUSH(sy->t->threads_start, sy->t->nthreads_start, sy->cap_thr, rcu);
+	synth_thread(sy, 101, 100, "src");
+	tf_kv_set(&sy->t->meta, TF_META_MODE, "all");
+	synth_task(sy, QT_REC_FORK, T0 + 5 * MS, 300, 300, 2, 2, "kworker/1:2");
+	for (size_t k = 0; k < 190; k++, t += 10 * MS) {
+		sched_run(&S, 101, 0, t, t + 1 * MS, SYN_SLEEP);
+		sched_run(&S, 300, 1, t + 2 * MS, t + 3 * MS, SYN_SLEEP);
+		/* grace periods of 16 periods, a second apart */
+		if (k % 100 < 16)
+			sched_run(&S, 15, 1, t + 4 * MS + (k % 3) * 100 * US, t + 4500 * US, SYN_SLEEP);
+	}
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
+	cr_assert_eq(w.r->n, 1);
+	cr_assert_str_eq(w.r->v[0].name, "src/101");
+	cr_assert_eq(w.r->nskipped, 2);
+	for (size_t i = 0; i < w.r->nskipped; i++)
+		cr_expect_str_eq(w.r->skipped[i].reason, "kernel thread", "%s",
+				 w.tl->threads[w.r->skipped[i].thread].comm);
+
+	static const char *const named[] = { "rcu_preempt" };
+
+	cr_assert_eq(world_analyse(&w, named, 1, NULL), 0);
+	cr_assert_eq(w.r->n, 1);
+	cr_assert_str_eq(w.r->v[0].name, "rcu_preempt/15");
+	world_free(&w);
+}
+
 Test(actors, skipped_threads_and_why)
 {
 	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);

@@ -77,7 +77,7 @@ Test(threadtab, tid_zero_is_never_a_thread)
 	struct threadtab *tt = new_tt();
 
 	cr_expect_eq(threadtab__resolve(tt, 0, 100, 0), TT_NONE);
-	cr_expect_eq(threadtab__fork(tt, 10, 0, 0, "swapper"), 0);
+	cr_expect_eq(threadtab__fork(tt, 10, 0, 0, 1, "swapper"), 0);
 	cr_expect_eq(threadtab__rename(tt, 20, 0, 0, "x"), 0);
 	cr_expect_eq(threadtab__exit(tt, 30, 0, 0, "x"), 0);
 	threadtab__name_from(tt, snap, N(snap));
@@ -92,10 +92,10 @@ Test(threadtab, fork_exec_rename_exit)
 	uint32_t i, j;
 
 	threadtab__snapshot(tt, snap, N(snap), 50, false);
-	cr_assert_eq(threadtab__fork(tt, 1000, 200, 200, "player"), 0);	/* a new process */
+	cr_assert_eq(threadtab__fork(tt, 1000, 200, 200, 1, "player"), 0);	/* a new process */
 	cr_assert_eq(threadtab__rename(tt, 1100, 200, 200, "decoder"), 0);	/* exec */
 	cr_assert_eq(threadtab__rename(tt, 1200, 200, 200, "decoder:vid"), 0);	/* prctl */
-	cr_assert_eq(threadtab__fork(tt, 1300, 201, 200, "decoder:vid"), 0);	/* a thread of it */
+	cr_assert_eq(threadtab__fork(tt, 1300, 201, 200, 200, "decoder:vid"), 0);	/* a thread of it */
 	cr_assert_eq(threadtab__exit(tt, 1900, 201, 200, "decoder:vid"), 0);
 	cr_assert_eq(threadtab__exit(tt, 2000, 200, 200, "decoder:vid"), 0);
 
@@ -126,6 +126,25 @@ Test(threadtab, fork_exec_rename_exit)
 	threadtab__free(tt);
 }
 
+/*
+ * Kernel threads started during a recording (a kworker for new work) are
+ * forked by kthreadd, pid 2: they are kernel threads like those of the
+ * snapshot. A user thread's is not, whoever its parent.
+ */
+Test(threadtab, a_child_of_kthreadd_is_a_kernel_thread)
+{
+	struct threadtab *tt = new_tt();
+
+	threadtab__snapshot(tt, snap, N(snap), 50, false);
+	cr_assert_eq(threadtab__fork(tt, 1000, 300, 300, 2, "kworker/1:2"), 0);
+	cr_assert_eq(threadtab__fork(tt, 1100, 301, 301, 300, "modprobe"), 0);
+	cr_assert_eq(threadtab__fork(tt, 1200, 302, 100, 100, "audio"), 0);
+	cr_expect_eq(get(tt, threadtab__resolve(tt, 300, 1500, 0))->flags, TT_BORN | TT_KTHREAD);
+	cr_expect_eq(get(tt, threadtab__resolve(tt, 301, 1500, 0))->flags, TT_BORN, "a kworker's child execs");
+	cr_expect_eq(get(tt, threadtab__resolve(tt, 302, 1500, 0))->flags, TT_BORN);
+	threadtab__free(tt);
+}
+
 /* A tid reused after an exit: two threads, each found by time. */
 Test(threadtab, tid_reuse)
 {
@@ -134,10 +153,10 @@ Test(threadtab, tid_reuse)
 
 	threadtab__snapshot(tt, snap, N(snap), 50, false);
 	cr_assert_eq(threadtab__exit(tt, 400, 101, 100, "audio"), 0);
-	cr_assert_eq(threadtab__fork(tt, 600, 101, 300, "other"), 0);
+	cr_assert_eq(threadtab__fork(tt, 600, 101, 300, 1, "other"), 0);
 	cr_assert_eq(threadtab__rename(tt, 700, 101, 300, "other2"), 0);
 	cr_assert_eq(threadtab__exit(tt, 800, 101, 300, "other2"), 0);
-	cr_assert_eq(threadtab__fork(tt, 900, 101, 101, "third"), 0);
+	cr_assert_eq(threadtab__fork(tt, 900, 101, 101, 1, "third"), 0);
 	a = threadtab__resolve(tt, 101, 300, 0);
 	b = threadtab__resolve(tt, 101, 650, 0);
 	c = threadtab__resolve(tt, 101, 950, 0);
@@ -173,7 +192,7 @@ Test(threadtab, fork_of_a_snapshot_thread)
 	uint32_t i;
 
 	threadtab__snapshot(tt, snap, N(snap), 50, false);
-	cr_assert_eq(threadtab__fork(tt, 40, 101, 100, "audio"), 0);
+	cr_assert_eq(threadtab__fork(tt, 40, 101, 100, 1, "audio"), 0);
 	cr_expect_eq(threadtab__count(tt), 4);
 	i = threadtab__resolve(tt, 101, 45, 0);
 	cr_expect_eq(get(tt, i)->birth, 40);
@@ -189,8 +208,8 @@ Test(threadtab, fork_after_a_lost_exit)
 	struct threadtab *tt = new_tt();
 	uint32_t a, b;
 
-	cr_assert_eq(threadtab__fork(tt, 100, 500, 500, "first"), 0);
-	cr_assert_eq(threadtab__fork(tt, 900, 500, 600, "second"), 0);
+	cr_assert_eq(threadtab__fork(tt, 100, 500, 500, 1, "first"), 0);
+	cr_assert_eq(threadtab__fork(tt, 900, 500, 600, 1, "second"), 0);
 	a = threadtab__resolve(tt, 500, 500, 0);
 	b = threadtab__resolve(tt, 500, 950, 0);
 	cr_assert_neq(a, b);
@@ -240,7 +259,7 @@ Test(threadtab, guessed_then_forked)
 	uint32_t g, f;
 
 	g = threadtab__resolve(tt, 800, 50, 0);
-	cr_assert_eq(threadtab__fork(tt, 100, 800, 800, "child"), 0);
+	cr_assert_eq(threadtab__fork(tt, 100, 800, 800, 1, "child"), 0);
 	f = threadtab__resolve(tt, 800, 150, 0);
 	cr_expect_neq(f, g);
 	cr_expect_eq(get(tt, g)->death, 100);
@@ -287,7 +306,7 @@ Test(threadtab, names_filling_the_field)
 	cr_expect_str_eq(get(tt, i)->comm, "0123456789abcde");
 	cr_assert_eq(threadtab__rename(tt, 10, 5, 5, full), 0);
 	cr_expect_str_eq(threadtab__comm_at(tt, i, 10), "fedcba987654321");
-	cr_assert_eq(threadtab__fork(tt, 20, 6, 6, full), 0);
+	cr_assert_eq(threadtab__fork(tt, 20, 6, 6, 1, full), 0);
 	cr_expect_str_eq(get(tt, threadtab__resolve(tt, 6, 20, 0))->comm, "fedcba987654321");
 	i = threadtab__resolve(tt, 7, 20, 0);
 	cr_assert_eq(threadtab__exit(tt, 30, 7, 7, full), 0);
@@ -328,7 +347,7 @@ Test(threadtab, random_history_against_a_model)
 		if (alive[k] < 0) {
 			m[nm] = (struct model){ tid, tid + 1, ts * 10, UINT64_MAX };
 			alive[k] = nm++;
-			cr_assert_eq(threadtab__fork(tt, ts * 10, tid, tid + 1, "t"), 0);
+			cr_assert_eq(threadtab__fork(tt, ts * 10, tid, tid + 1, 1, "t"), 0);
 		} else {
 			m[alive[k]].death = ts * 10;
 			alive[k] = -1;
