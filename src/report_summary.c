@@ -169,6 +169,7 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 				 timeline__comm_at(a->tl, c->thread, worst[best]->path.end_ns));
 		else
 			who = critical_cat_name(c->cat, c->sub, a->trace, name, sizeof(name));
+		/* a range whose ends print the same ("24.1 ms to 24.1 ms") is one value */
 		fmt_duration(b1, sizeof(b1), lo);
 		fmt_duration(b2, sizeof(b2), hi);
 		if (n == 1)
@@ -178,7 +179,7 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 		fprintf(f, "2. What delayed it: %s, %s%s%s%s (%s%s%s%s more than usual).\n",
 			in, c->thread != CRIT_NONE && c->held_ns > c->run_ns ? "it waited for the CPU behind " :
 			c->thread != CRIT_NONE ? "the critical path ran through " : "the path waited on ",
-			rs_bold(st), who, rs_reset(st), threads, b1, lo != hi ? " to " : "", lo != hi ? b2 : "");
+			rs_bold(st), who, rs_reset(st), threads, b1, strcmp(b1, b2) ? " to " : "", strcmp(b1, b2) ? b2 : "");
 	}
 }
 

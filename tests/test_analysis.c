@@ -241,6 +241,38 @@ Test(analysis, diagnosis_names_a_category_culprit)
 }
 
 /*
+ * The excess over the usual is a range over the breaks the culprit
+ * delayed; one that prints the same at both ends ("24.1 ms to 24.1 ms",
+ * seen on a real pipeline) is one value.
+ */
+Test(analysis, diagnosis_range_printed_once_when_its_ends_read_the_same)
+{
+	struct diag d;
+	size_t k = 0;
+	char *buf;
+
+	diag_open(&d, false);
+	for (size_t i = 0; i < d.a->critical->nbreaks; i++) {
+		struct crit_break *b = &d.a->critical->breaks[i];
+
+		if ((long)b->actor == d.a->actors->upstream && b->culprit.thread != CRIT_NONE)
+			b->excess_ns = 24100000 + 10000 * (int64_t)k++;
+	}
+	cr_assert_gt(k, 1, "%zu breaks of the upstream actor blame a thread", k);
+	buf = diag_print(&d);
+	cr_expect(strstr(buf, "behind hog (24.1 ms more than usual)."), "%s", buf);
+	free(buf);
+	for (size_t i = 0; i < d.a->critical->nbreaks; i++)
+		if ((long)d.a->critical->breaks[i].actor == d.a->actors->upstream &&
+		    d.a->critical->breaks[i].excess_ns == 24100000)
+			d.a->critical->breaks[i].excess_ns = 30 * MS;
+	buf = diag_print(&d);
+	cr_expect(strstr(buf, "behind hog (24.1 ms to 30 ms more than usual)."), "%s", buf);
+	free(buf);
+	diag_close(&d);
+}
+
+/*
  * A disturber started anew for each disturbance has a thread per break:
  * the Diagnosis counts the breaks its name delayed (the 5 worst, by 5
  * threads), as it counts those of one thread that did it every time.

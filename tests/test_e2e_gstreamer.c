@@ -15,6 +15,9 @@
  *    say which feeds which (the source does, through the queue's buffer);
  *  - the critical path of the first one's worst break waited for the CPU
  *    behind the disturber, and `qostrace report` says so in its Diagnosis.
+ * The suite e2e_gstreamer_all records the same system-wide (-a), where
+ * every thread is a target: the answers are the same, and no kernel thread
+ * is an actor (rcu_preempt was once "first to break" in such a recording).
  * SKIPPED with the reason without gst-launch-1.0 and its elements
  * (scripts/install-deps.sh installs them), or where recording is refused.
  */
@@ -59,6 +62,7 @@ static struct timeline *tl;
 static struct analysis *an;
 static const struct actor *src, *first_to_break;
 static bool keep_dir;
+static bool all;			/* record -a */
 
 static int64_t now_ns(void)
 {
@@ -165,18 +169,32 @@ static void record_pipeline(void)
 	/* QOSTRACE_TEST_TMP: record there once and keep it, to look at or to re-run the checks */
 	dir = scratch && *scratch ? strdup(scratch) : tu_tmpdir();
 	keep_dir = scratch && *scratch;
-	snprintf(trace_path, sizeof(trace_path), "%s/gst.qtrace", dir);
-	snprintf(log_path, sizeof(log_path), "%s/disturber.log", dir);
-	snprintf(done, sizeof(done), "%s/gst.done", dir);
+	snprintf(trace_path, sizeof(trace_path), "%s/gst%s.qtrace", dir, all ? "-all" : "");
+	snprintf(log_path, sizeof(log_path), "%s/disturber%s.log", dir, all ? "-all" : "");
+	snprintf(done, sizeof(done), "%s/gst%s.done", dir, all ? "-all" : "");
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(cpu, sizeof(cpu), "%d", CPU);
 	status = 0;
 	if (!keep_dir || access(done, F_OK)) {
-		char *argv[] = { qostrace, "record", "-q", "-o", trace_path, "--", "/usr/bin/chrt", "-f", "5",
-				 "/usr/bin/taskset", "-c", cpu, (char *)gst_launch, "-q", "audiotestsrc",
-				 "is-live=true", "samplesperbuffer=480", "num-buffers=" BUFFERS, "!",
-				 "audio/x-raw,rate=48000", "!", "queue", "!", "audioconvert", "!", "fakesink",
-				 "sync=true", NULL };
+		const char *const pipeline[] = { "/usr/bin/chrt", "-f", "5", "/usr/bin/taskset", "-c", NULL,
+							gst_launch, "-q", "audiotestsrc", "is-live=true",
+							"samplesperbuffer=480", "num-buffers=" BUFFERS, "!",
+							"audio/x-raw,rate=48000", "!", "queue", "!", "audioconvert", "!",
+							"fakesink", "sync=true" };
+		char *argv[8 + sizeof(pipeline) / sizeof(pipeline[0])];
+		size_t k = 0;
+
+		argv[k++] = qostrace;
+		argv[k++] = "record";
+		argv[k++] = "-q";
+		argv[k++] = "-o";
+		argv[k++] = trace_path;
+		if (all)
+			argv[k++] = "-a";
+		argv[k++] = "--";
+		for (size_t i = 0; i < sizeof(pipeline) / sizeof(pipeline[0]); i++)
+			argv[k++] = pipeline[i] ? (char *)pipeline[i] : cpu;
+		argv[k] = NULL;
 
 		dist = start_disturber();
 		status = e2e_run(argv, NULL, false, 60000);
@@ -201,6 +219,18 @@ static void record_pipeline(void)
 	cr_assert_not_null(src, "audiotestsrc's streaming thread is no actor");
 }
 
+static void record_command(void)
+{
+	all = false;
+	record_pipeline();
+}
+
+static void record_all(void)
+{
+	all = true;
+	record_pipeline();
+}
+
 static void cleanup(void)
 {
 	analysis__free(an);
@@ -211,7 +241,8 @@ static void cleanup(void)
 	free(dir);
 }
 
-TestSuite(e2e_gstreamer, .init = record_pipeline, .fini = cleanup, .timeout = 120);
+TestSuite(e2e_gstreamer, .init = record_command, .fini = cleanup, .timeout = 120);
+TestSuite(e2e_gstreamer_all, .init = record_all, .fini = cleanup, .timeout = 120);
 
 /* The source's streaming thread ("audiotestsrc0:src", cut to 15 bytes) runs every 10 ms. */
 Test(e2e_gstreamer, source_thread_period)
@@ -225,7 +256,7 @@ Test(e2e_gstreamer, source_thread_period)
 }
 
 /* The first to break is the source's or the queue's streaming thread, in gst-launch-1.0's process. */
-Test(e2e_gstreamer, first_to_break_is_a_streaming_thread)
+static void check_first_to_break(void)
 {
 	const struct actor *a = first_to_break;
 	const struct tl_thread *th = &tl->threads[a->thread];
@@ -235,6 +266,30 @@ Test(e2e_gstreamer, first_to_break_is_a_streaming_thread)
 	cr_assert(!strncmp(th->comm, "audiotestsrc", 12) || !strncmp(th->comm, "queue0:src", 10),
 		  "first to break: %s", a->name);
 	cr_assert_eq(th->pid, tl->threads[src->thread].pid);
+}
+
+Test(e2e_gstreamer, first_to_break_is_a_streaming_thread)
+{
+	check_first_to_break();
+}
+
+Test(e2e_gstreamer_all, first_to_break_is_a_streaming_thread)
+{
+	check_first_to_break();
+}
+
+/* System-wide, kernel threads ran and are targets, but none is an actor. */
+Test(e2e_gstreamer_all, no_kernel_thread_is_an_actor)
+{
+	size_t kernel = 0;
+
+	for (size_t i = 0; i < an->actors->n; i++)
+		cr_expect(!(tl->threads[an->actors->v[i].thread].flags & TT_KTHREAD), "%s",
+			  an->actors->v[i].name);
+	for (size_t i = 0; i < an->actors->nskipped; i++)
+		kernel += !strcmp(an->actors->skipped[i].reason, "kernel thread");
+	fprintf(stderr, "  %zu actors, %zu kernel threads not studied\n", an->actors->n, kernel);
+	cr_assert_gt(kernel, 0, "no kernel thread ran in a system-wide recording");
 }
 
 /* When the pipeline played: the source's first and last invocations. */
@@ -295,7 +350,7 @@ Test(e2e_gstreamer, breaks_on_the_disturbances)
 }
 
 /* The first one's worst break waited for CPU 1 behind the disturber; the report says it. */
-Test(e2e_gstreamer, worst_break_blames_the_disturber)
+static void check_worst_break(void)
 {
 	const struct critical_result *cr = an->critical;
 	const struct crit_break *worst = NULL;
@@ -320,4 +375,14 @@ Test(e2e_gstreamer, worst_break_blames_the_disturber)
 	txt = e2e_slurp(out);
 	cr_expect(strstr(txt, "it waited for the CPU behind disturber"), "%s", txt);
 	free(txt);
+}
+
+Test(e2e_gstreamer, worst_break_blames_the_disturber)
+{
+	check_worst_break();
+}
+
+Test(e2e_gstreamer_all, worst_break_blames_the_disturber)
+{
+	check_worst_break();
 }
