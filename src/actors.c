@@ -509,7 +509,7 @@ static int trim_life_ends(const struct ctx *c, struct work *w, const struct tl_t
 	int64_t p = (int64_t)a->st.period_ns;
 	bool born = th->flags & TT_BORN;
 	bool gone = (th->flags & TT_DIED) && th->nrun && runs[th->nrun - 1].end_state == QT_END_EXITED;
-	size_t lo = 0, hi = a->ninv;
+	size_t lo = 0, hi = a->ninv, lo1, hi1;
 	int err;
 
 	if (!th->nrun || (!born && !gone))
@@ -520,9 +520,14 @@ static int trim_life_ends(const struct ctx *c, struct work *w, const struct tl_t
 	if (gone)
 		while (hi - lo > keep_min && a->inv[hi - 1].start_ns > (int64_t)runs[th->nrun - 1].end - p)
 			hi--;
-	err = period_analyze(t + lo, hi - lo, &c->popts, &a->st, w->pb, spare);
-	if (err)
-		return err;
+	/* a->st is the caller's, of all the invocations, until a first period is cut */
+	if (lo != 0 || hi != a->ninv) {
+		err = period_analyze(t + lo, hi - lo, &c->popts, &a->st, w->pb, spare);
+		if (err)
+			return err;
+	}
+	lo1 = lo;
+	hi1 = hi;
 	/*
 	 * Set-up lasts until the rhythm is first kept: late intervals before
 	 * the first regular one are still the start (a live pipeline's queue
@@ -544,7 +549,8 @@ static int trim_life_ends(const struct ctx *c, struct work *w, const struct tl_t
 	memmove(a->inv, a->inv + lo, (hi - lo) * sizeof(*a->inv));
 	memmove(t, t + lo, (hi - lo) * sizeof(*t));
 	a->ninv = hi - lo;
-	return period_analyze(t, a->ninv, &c->popts, &a->st, w->pb, spare);
+	/* the stats above are of the same invocations unless the late ends moved */
+	return lo == lo1 && hi == hi1 ? 0 : period_analyze(t, a->ninv, &c->popts, &a->st, w->pb, spare);
 }
 
 /*
