@@ -854,6 +854,33 @@ Test(actors, set_up_of_a_born_thread)
 	world_free(&w);
 }
 
+/* queue0:src/102, forked by gst-launch-1.0 at 5 ms: its set-up run. */
+static struct synth *streaming_born(struct sched *S)
+{
+	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
+
+	synth_thread(sy, 101, 100, "gst-launch");
+	synth_targets(sy, "100");
+	synth_task(sy, QT_REC_FORK, T0 + 5 * MS, 102, 100, 101, 100, "queue0:src");
+	sched_run(S, 102, 1, T0 + 6 * MS, T0 + 7 * MS, SYN_SLEEP);
+	return sy;
+}
+
+/*
+ * Its stop, woken 40 ms after its last buffer at `last`, and exit; the
+ * world analysed, queue0:src's actor returned.
+ */
+static const struct actor *streaming_gone(struct world *w, struct synth *sy, struct sched *S, int64_t last)
+{
+	sched_run(S, 102, 1, last + 40 * MS, last + 40 * MS + 100 * US, SYN_SLEEP);
+	sched_run(S, 102, 1, last + 41300 * US, last + 41400 * US, SYN_EXIT);
+	synth_task(sy, QT_REC_EXIT, last + 41400 * US, 102, 100, 0, 0, "queue0:src");
+	sched_emit(sy, S);
+	world_build(w, sy);
+	cr_assert_eq(world_analyse(w, NULL, 0, NULL), 0);
+	return actor_by_name(w->r, "queue0:src/102");
+}
+
 /*
  * A streaming thread's life as a GStreamer pipeline's: born, set up,
  * prerolls (three short invocations), waits 30 ms for the clock, runs every
@@ -863,29 +890,19 @@ Test(actors, set_up_of_a_born_thread)
  */
 Test(actors, set_up_and_teardown_of_a_streaming_thread)
 {
-	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
 	struct sched S = { 0 };
+	struct synth *sy = streaming_born(&S);
 	struct world w;
 	const struct actor *a;
 	int64_t t, last = 0;
 
-	synth_thread(sy, 101, 100, "gst-launch");
-	synth_targets(sy, "100");
-	synth_task(sy, QT_REC_FORK, T0 + 5 * MS, 102, 100, 101, 100, "queue0:src");
-	sched_run(&S, 102, 1, T0 + 6 * MS, T0 + 7 * MS, SYN_SLEEP);
 	for (int k = 0; k < 3; k++)
 		sched_run(&S, 102, 1, T0 + 7500 * US + k * 500 * US, T0 + 7700 * US + k * 500 * US, SYN_SLEEP);
 	for (t = T0 + 40 * MS; t < T0 + 940 * MS; t += 10 * MS) {
 		sched_run(&S, 102, 1, t, t + 1 * MS, SYN_SLEEP);
 		last = t;
 	}
-	sched_run(&S, 102, 1, last + 40 * MS, last + 40 * MS + 100 * US, SYN_SLEEP);
-	sched_run(&S, 102, 1, last + 41300 * US, last + 41400 * US, SYN_EXIT);
-	synth_task(sy, QT_REC_EXIT, last + 41400 * US, 102, 100, 0, 0, "queue0:src");
-	sched_emit(sy, &S);
-	world_build(&w, sy);
-	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
-	a = actor_by_name(w.r, "queue0:src/102");
+	a = streaming_gone(&w, sy, &S, last);
 	cr_assert(a->st.periodic);
 	cr_expect_eq(a->st.period_ns, 10 * MS);
 	cr_expect_eq(a->nbreaks, 0, "%zu breaks, the first late by %lld ns", a->nbreaks,
@@ -906,16 +923,12 @@ Test(actors, set_up_and_teardown_of_a_streaming_thread)
  */
 Test(actors, late_start_and_end_before_and_after_the_rhythm)
 {
-	struct synth *sy = synth_new(T0, T0 + 1000 * MS, 2);
 	struct sched S = { 0 };
+	struct synth *sy = streaming_born(&S);
 	struct world w;
 	const struct actor *a;
 	int64_t t, last = 0;
 
-	synth_thread(sy, 101, 100, "gst-launch");
-	synth_targets(sy, "100");
-	synth_task(sy, QT_REC_FORK, T0 + 5 * MS, 102, 100, 101, 100, "queue0:src");
-	sched_run(&S, 102, 1, T0 + 6 * MS, T0 + 7 * MS, SYN_SLEEP);
 	sched_run(&S, 102, 1, T0 + 40 * MS, T0 + 41 * MS, SYN_SLEEP);
 	for (t = T0 + 62 * MS; t < T0 + 900 * MS; t += t == T0 + 502 * MS ? 15 * MS : 10 * MS) {
 		sched_run(&S, 102, 1, t, t + 1 * MS, SYN_SLEEP);
@@ -923,13 +936,7 @@ Test(actors, late_start_and_end_before_and_after_the_rhythm)
 	}
 	last += 25 * MS;
 	sched_run(&S, 102, 1, last, last + 1 * MS, SYN_SLEEP);
-	sched_run(&S, 102, 1, last + 40 * MS, last + 40 * MS + 100 * US, SYN_SLEEP);
-	sched_run(&S, 102, 1, last + 41300 * US, last + 41400 * US, SYN_EXIT);
-	synth_task(sy, QT_REC_EXIT, last + 41400 * US, 102, 100, 0, 0, "queue0:src");
-	sched_emit(sy, &S);
-	world_build(&w, sy);
-	cr_assert_eq(world_analyse(&w, NULL, 0, NULL), 0);
-	a = actor_by_name(w.r, "queue0:src/102");
+	a = streaming_gone(&w, sy, &S, last);
 	cr_assert(a->st.periodic);
 	cr_expect_eq(a->st.period_ns, 10 * MS);
 	cr_expect_eq(a->inv[0].start_ns, T0 + 62 * MS, "the late second buffer is set-up");

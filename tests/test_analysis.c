@@ -180,6 +180,20 @@ static void diag_open(struct diag *d, bool fresh_hogs)
 }
 
 /* The Diagnosis as the report prints it (the caller frees it). */
+/*
+ * The next of the upstream actor's breaks on the critical-path list from
+ * *i on, *i then past it; NULL after the last. The tests rewrite them.
+ */
+static struct crit_break *next_upstream_break(const struct diag *d, size_t *i)
+{
+	const struct critical_result *cr = d->a->critical;
+
+	for (; *i < cr->nbreaks; ++*i)
+		if ((long)cr->breaks[*i].actor == d->a->actors->upstream)
+			return &cr->breaks[(*i)++];
+	return NULL;
+}
+
 static char *diag_print(const struct diag *d)
 {
 	struct report_style st = { 0 };
@@ -221,14 +235,13 @@ static char *diagnosis_of(bool fresh_hogs)
 Test(analysis, diagnosis_names_a_category_culprit)
 {
 	struct diag d;
+	struct crit_break *b;
 	size_t changed = 0;
 	char *buf;
 
 	diag_open(&d, false);
-	for (size_t i = 0; i < d.a->critical->nbreaks; i++) {
-		struct crit_break *b = &d.a->critical->breaks[i];
-
-		if ((long)b->actor != d.a->actors->upstream || b->culprit.thread == CRIT_NONE)
+	for (size_t i = 0; (b = next_upstream_break(&d, &i));) {
+		if (b->culprit.thread == CRIT_NONE)
 			continue;
 		b->culprit = (struct crit_share){ .thread = CRIT_NONE, .cat = CRIT_CAT_WAKEUP, .ns = MS };
 		changed++;
@@ -248,24 +261,21 @@ Test(analysis, diagnosis_names_a_category_culprit)
 Test(analysis, diagnosis_range_printed_once_when_its_ends_read_the_same)
 {
 	struct diag d;
+	struct crit_break *b;
 	size_t k = 0;
 	char *buf;
 
 	diag_open(&d, false);
-	for (size_t i = 0; i < d.a->critical->nbreaks; i++) {
-		struct crit_break *b = &d.a->critical->breaks[i];
-
-		if ((long)b->actor == d.a->actors->upstream && b->culprit.thread != CRIT_NONE)
+	for (size_t i = 0; (b = next_upstream_break(&d, &i));)
+		if (b->culprit.thread != CRIT_NONE)
 			b->excess_ns = 24100000 + 10000 * (int64_t)k++;
-	}
 	cr_assert_gt(k, 1, "%zu breaks of the upstream actor blame a thread", k);
 	buf = diag_print(&d);
 	cr_expect(strstr(buf, "behind hog (24.1 ms more than usual)."), "%s", buf);
 	free(buf);
-	for (size_t i = 0; i < d.a->critical->nbreaks; i++)
-		if ((long)d.a->critical->breaks[i].actor == d.a->actors->upstream &&
-		    d.a->critical->breaks[i].excess_ns == 24100000)
-			d.a->critical->breaks[i].excess_ns = 30 * MS;
+	for (size_t i = 0; (b = next_upstream_break(&d, &i));)
+		if (b->excess_ns == 24100000)
+			b->excess_ns = 30 * MS;
 	buf = diag_print(&d);
 	cr_expect(strstr(buf, "behind hog (24.1 ms to 30 ms more than usual)."), "%s", buf);
 	free(buf);
@@ -301,15 +311,12 @@ Test(analysis, diagnosis_groups_a_disturber_by_name)
 Test(analysis, diagnosis_leaves_out_breaks_over_missing_data)
 {
 	struct diag d;
+	struct crit_break *b;
 	size_t marked = 0;
 	char *buf;
 
 	diag_open(&d, false);
-	for (size_t i = 0; i < d.a->critical->nbreaks && marked < 3; i++) {
-		struct crit_break *b = &d.a->critical->breaks[i];
-
-		if ((long)b->actor != d.a->actors->upstream)
-			continue;
+	for (size_t i = 0; marked < 3 && (b = next_upstream_break(&d, &i));) {
 		d.a->actors->v[b->actor].breaks[b->brk].data_missing = true;
 		b->culprit = (struct crit_share){ .thread = CRIT_NONE, .cat = CRIT_CAT_WAKEUP, .ns = MS };
 		marked++;
@@ -330,6 +337,7 @@ Test(analysis, diagnosis_leaves_out_breaks_over_missing_data)
 Test(analysis, diagnosis_names_the_costliest_cause)
 {
 	struct diag d;
+	struct crit_break *b;
 	size_t seen = 0;
 	uint32_t sink = TL_NONE;
 	char *buf;
@@ -339,11 +347,7 @@ Test(analysis, diagnosis_names_the_costliest_cause)
 		if (d.tl->threads[i].tid == SINK)
 			sink = i;
 	cr_assert_neq(sink, TL_NONE);
-	for (size_t i = 0; i < d.a->critical->nbreaks && seen < 5; i++) {
-		struct crit_break *b = &d.a->critical->breaks[i];
-
-		if ((long)b->actor != d.a->actors->upstream)
-			continue;
+	for (size_t i = 0; seen < 5 && (b = next_upstream_break(&d, &i));) {
 		if (seen == 1 || seen == 2) {
 			b->culprit = (struct crit_share){ .thread = sink, .ns = 100 * US, .run_ns = 100 * US };
 			b->excess_ns = 100 * US;
