@@ -154,27 +154,53 @@ static void require_gstreamer(void)
 	}
 }
 
-static void record_pipeline(void)
+/*
+ * Is the break on a disturbance (a period either side: the buffer after a
+ * late one may come early or late too)?
+ */
+static bool on_disturbance(const struct actor_break *x)
+{
+	for (size_t d = 0; d < lg.n; d++)
+		if (x->start_ns <= lg.d[d].end + PERIOD_NS && x->end_ns >= lg.d[d].start - PERIOD_NS)
+			return true;
+	return false;
+}
+
+/*
+ * Breaks of the source 5 ms late or more, on no disturbance, while its CPU
+ * ran nothing from when it was due until a millisecond before it ran: the
+ * machine's host did not deliver its timer (seen on this VM: both streaming
+ * threads' timed waits returned 7.6 ms late together, CPU 1 idle). The
+ * disturber's log cannot know of them; such a recording is made again.
+ */
+static size_t host_stalls(void)
+{
+	size_t n = 0;
+
+	for (size_t b = 0; b < src->nbreaks; b++) {
+		const struct actor_break *x = &src->breaks[b];
+		uint64_t due = (uint64_t)(x->start_ns + PERIOD_NS), late = (uint64_t)x->end_ns - 1000000;
+		bool ran = false;
+
+		if (x->lateness_ns < PERIOD_NS / 2 || on_disturbance(x) || (int)tl->ncpus <= CPU)
+			continue;
+		for (size_t i = tl->cpu_run0[CPU]; i < tl->cpu_run0[CPU + 1] && !ran; i++)
+			ran = tl->runs[tl->runs_by_cpu[i]].start < late && tl->runs[tl->runs_by_cpu[i]].end > due;
+		n += !ran;
+	}
+	return n;
+}
+
+/* Records (unless kept from before) and analyses the pipeline into tr, tl, an, src, first_to_break. */
+static bool record_and_analyse(const char *done)
 {
 	char cpu[8], err[512];
 	struct analysis_opts o;
+	bool recorded = false;
 	pid_t dist;
-	int status;
+	int status = 0;
 
-	const char *scratch = getenv("QOSTRACE_TEST_TMP");
-	char done[300];
-
-	require_recording();
-	require_gstreamer();
-	/* QOSTRACE_TEST_TMP: record there once and keep it, to look at or to re-run the checks */
-	dir = scratch && *scratch ? strdup(scratch) : tu_tmpdir();
-	keep_dir = scratch && *scratch;
-	snprintf(trace_path, sizeof(trace_path), "%s/gst%s.qtrace", dir, all ? "-all" : "");
-	snprintf(log_path, sizeof(log_path), "%s/disturber%s.log", dir, all ? "-all" : "");
-	snprintf(done, sizeof(done), "%s/gst%s.done", dir, all ? "-all" : "");
-	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(cpu, sizeof(cpu), "%d", CPU);
-	status = 0;
 	if (!keep_dir || access(done, F_OK)) {
 		const char *const pipeline[] = { "/usr/bin/chrt", "-f", "5", "/usr/bin/taskset", "-c", NULL,
 							gst_launch, "-q", "audiotestsrc", "is-live=true",
@@ -187,6 +213,7 @@ static void record_pipeline(void)
 		argv[k++] = qostrace;
 		argv[k++] = "record";
 		argv[k++] = "-q";
+		argv[k++] = "--force";
 		argv[k++] = "-o";
 		argv[k++] = trace_path;
 		if (all)
@@ -202,6 +229,7 @@ static void record_pipeline(void)
 		waitpid(dist, NULL, 0);
 		if (keep_dir && !status)
 			close(open(done, O_CREAT | O_WRONLY, 0600));
+		recorded = true;
 	}
 	cr_assert(status != -1, "the recording did not finish within 60 s");
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d", status);
@@ -213,10 +241,45 @@ static void record_pipeline(void)
 	cr_assert_eq(analysis__run_trace(tr, tl, &o, &an), 0);
 	cr_assert_geq(an->actors->upstream, 0, "no actor breaks its period");
 	first_to_break = &an->actors->v[an->actors->upstream];
+	src = NULL;
 	for (size_t i = 0; i < an->actors->n && !src; i++)
 		if (an->actors->v[i].kind == ACTOR_THREAD && !strncmp(an->actors->v[i].comm, "audiotestsrc", 12))
 			src = &an->actors->v[i];
 	cr_assert_not_null(src, "audiotestsrc's streaming thread is no actor");
+	return recorded;
+}
+
+static void record_pipeline(void)
+{
+	const char *scratch = getenv("QOSTRACE_TEST_TMP");
+	char done[300];
+
+	require_recording();
+	require_gstreamer();
+	/* QOSTRACE_TEST_TMP: record there once and keep it, to look at or to re-run the checks */
+	dir = scratch && *scratch ? strdup(scratch) : tu_tmpdir();
+	keep_dir = scratch && *scratch;
+	snprintf(trace_path, sizeof(trace_path), "%s/gst%s.qtrace", dir, all ? "-all" : "");
+	snprintf(log_path, sizeof(log_path), "%s/disturber%s.log", dir, all ? "-all" : "");
+	snprintf(done, sizeof(done), "%s/gst%s.done", dir, all ? "-all" : "");
+	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
+	/* A recording the host disturbed is made again, once; a second such stands, and the checks say why. */
+	for (int attempt = 0;; attempt++) {
+		bool recorded = record_and_analyse(done);
+		size_t stalls = host_stalls();
+
+		if (!stalls || !recorded || attempt)
+			break;
+		fprintf(stderr, "  %zu break%s of the source on no disturbance with its CPU idle: the host held its "
+			"timer; recording again\n", stalls, stalls == 1 ? "" : "s");
+		analysis__free(an);
+		timeline__free(tl);
+		trace__free(tr);
+		an = NULL;
+		tl = NULL;
+		tr = NULL;
+		unlink(done);
+	}
 }
 
 static void record_command(void)
@@ -303,8 +366,7 @@ static void played(int64_t *first, int64_t *last)
 /*
  * Each disturbance while the pipeline played lies inside a break of the
  * source, late by 5 ms or more (25 ms of a 10 ms period's CPU taken); each
- * break that late lies on a disturbance (a period either side: the buffer
- * after a late one may come early or late too).
+ * break that late lies on a disturbance (on_disturbance).
  */
 Test(e2e_gstreamer, breaks_on_the_disturbances)
 {
@@ -330,13 +392,11 @@ Test(e2e_gstreamer, breaks_on_the_disturbances)
 	}
 	for (size_t b = 0; b < src->nbreaks; b++) {
 		const struct actor_break *x = &src->breaks[b];
-		bool on = false;
+		bool on = on_disturbance(x);
 
 		if (x->lateness_ns < PERIOD_NS / 2)
 			continue;
 		big++;
-		for (size_t d = 0; d < lg.n && !on; d++)
-			on = x->start_ns <= lg.d[d].end + PERIOD_NS && x->end_ns >= lg.d[d].start - PERIOD_NS;
 		explained += on;
 		if (!on)
 			fprintf(stderr, "  break at %.3f s late by %.2f ms is on no disturbance\n",
