@@ -40,6 +40,32 @@
  * regularly (a periodic disturbance) collapse an actor into one
  * "invocation" per break. Measurements in actors.c.
  *
+ * Waits inside an invocation. A thread is released by its usual waits:
+ * the system calls it sleeps in between invocations (a timer's
+ * clock_nanosleep, a queue's futex, a poll). A wait at a site (the call it
+ * was in when it left the CPU, with its first argument: a futex's address,
+ * a read's fd) where fewer than 1/ACTORS_WAIT_RARE_DIV of the thread's
+ * waits are is incidental: a mutex another thread held, a page read from
+ * disk. The run after it continues the invocation, exactly as after a
+ * preemption; by times alone it would start one (a player released by its
+ * timer, held 5 ms by a logger's lock, then working 1 ms: that run and the
+ * next on-time one came out one invocation, and a start break followed
+ * that was no break). Applied when the thread's calls were recorded (a
+ * target) and the incidental waits are at most 1/ACTORS_WAIT_USUAL_DIV of
+ * its waits (otherwise no site is usual enough to be the release).
+ *
+ * Overruns and completion breaks (thread actors of a periodic actor). An
+ * invocation's held time is its span less its time on a CPU: preempted,
+ * or in an incidental wait. It overran when its held time is above the
+ * fence of the actor's held times (quartiles.h) and at least
+ * 1/ACTORS_OVERRUN_DIV of the period more than their median (the
+ * overrun). A start break after an overrun of at least half its lateness
+ * has its path into the overrunning invocation (actor_break.target). An
+ * overrun with no start break before or after it is a completion break:
+ * the work began on time and ended late, which start times alone never
+ * show (a player released on time by its timer that waits 5 ms for a
+ * lock held by a logger).
+ *
  * Period and breaks: period.h over the invocation start times (the median
  * interval, QCoD with nearest-rank quartiles, periodic below --qcod). Breaks
  * and D_pos windows exist only for periodic actors, as in SATM. A break whose
@@ -99,15 +125,49 @@ struct actor_invocation {
 	size_t first, last;	/* occurrences: indices into tl->runs (THREAD) or tl->sc (SYSCALL) */
 };
 
-/* A period break: the interval between two invocations above the fence. */
+enum break_kind {
+	BREAK_START,		/* SATM's: the interval between two starts above the fence */
+	BREAK_COMPLETION,	/* started on time, held off the CPU longer than usual */
+};
+
+/*
+ * A period break. BREAK_START: the interval between invocations before and
+ * late above the fence; [start_ns, end_ns] from the one's start to the
+ * other's. BREAK_COMPLETION (thread actors): invocation late overran, and
+ * no start break is next to it; [start_ns, end_ns] its start and
+ * completion, interval_ns its span, lateness_ns its overrun.
+ */
 struct actor_break {
 	size_t before, late;	/* invocation indices, late = before + 1 */
-	int64_t start_ns;	/* the invocation before the break starts */
-	int64_t end_ns;		/* the late invocation starts */
+	int64_t start_ns;	/* the invocation before the break starts (COMPLETION: the late one) */
+	int64_t end_ns;		/* the late invocation starts (COMPLETION: completes) */
 	int64_t interval_ns;
-	int64_t lateness_ns;	/* interval - period */
+	int64_t lateness_ns;	/* interval - period (COMPLETION: the overrun) */
+	int64_t overrun_ns;	/* the target's overrun (below), 0 if it did not overrun */
 	bool data_missing;	/* the interval overlaps missing data: reported, not trusted */
+	uint8_t kind;		/* enum break_kind */
+	/*
+	 * The invocation whose completion the break's critical path goes
+	 * into (from the start of the one before it) is before, not late: its
+	 * overrun is at least half the lateness (a loop that sleeps a fixed
+	 * time after its work starts late because the work ended late; one
+	 * whose timer fired while it still worked runs the next period inside
+	 * the same run). Targets strictly increase over an actor's breaks.
+	 */
+	bool into_before;
 };
+
+/* The invocation a break's critical path goes into (see into_before). */
+static inline size_t actor_break_target(const struct actor_break *b)
+{
+	return b->into_before ? b->before : b->late;
+}
+
+/* The invocation whose window (actor_windows) holds the break's cause. */
+static inline size_t actor_break_window(const struct actor_break *b)
+{
+	return b->kind == BREAK_COMPLETION ? b->late : b->before;
+}
 
 struct actor {
 	enum actor_kind kind;
@@ -133,6 +193,7 @@ struct actor {
 					 * born thread's set-up, an exited thread's teardown */
 	struct invocations_info info;	/* how the clustering decided */
 	size_t nsplit;			/* invocations split by the periodic-segments rule */
+	size_t nincidental;		/* incidental waits inside invocations (see above) */
 	size_t nbreaks_missing;		/* of the breaks, those flagged data_missing */
 	int64_t worst_lateness_ns;	/* largest lateness of a trusted break, 0 if none */
 	bool breaking;			/* periodic with >= 1 trusted break */
@@ -179,6 +240,9 @@ struct actors_result {
 #define ACTORS_MIN_INVOCATIONS 12
 #define ACTORS_MAX_GAP_FRAC 0.5	/* invocations_opts.max_gap_frac used by default */
 #define ACTORS_EDGE_MIN 3		/* wakeup edges weaker than this are noise */
+#define ACTORS_WAIT_RARE_DIV 10		/* a site with < 1/10 of the waits is incidental */
+#define ACTORS_WAIT_USUAL_DIV 4		/* ... when they are <= 1/4 of the waits */
+#define ACTORS_OVERRUN_DIV 4		/* an overrun is at least 1/4 of the period */
 
 /* Zero-initialised (or NULL) means the defaults above. */
 struct actors_opts {

@@ -377,8 +377,9 @@ const char *critical_cat_name(enum crit_cat cat, uint16_t sub, const struct trac
  *     (null: more than 2^64), paths [{tasks, lines}], common {tasks, lines,
  *     joined}, segments[] (trace), segments_total },
  *   actors [ { tid, comm, actor, invocations, total_ns, share[] } ],
- *   breaks [ { tid, comm, actor, late_invocation, late_start_ns,
- *     lateness_ns, start_ns, end_ns (the window), data_missing,
+ *   breaks [ { tid, comm, actor, late_invocation, kind ("start" |
+ *     "completion"), target_invocation (the one the path goes into),
+ *     late_start_ns, lateness_ns, start_ns, end_ns (the window), data_missing,
  *     release_excess_ns, release, delayed_by { row, excess_ns } | null,
  *     share[], segments[], segments_total } ] (worst first; the first
  *     --break-paths of them, default 1000),

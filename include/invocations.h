@@ -3,8 +3,9 @@
  * Occurrences -> invocations (SATM §4.1, ALGORITHMS.md §1.4).
  *
  * Input: one actor's run fragments in time order. Two steps:
- *  1. exact: a fragment that ended PREEMPTED (still runnable) continues into
- *     the next fragment; the resulting runs of fragments are "segments";
+ *  1. exact: a fragment that continues (ended PREEMPTED, still runnable, or
+ *     in a wait the caller knows is not a release) continues into the next
+ *     fragment; the resulting runs of fragments are "segments";
  *  2. the start times of the segments are clustered by SATM's procedure:
  *     Cooper novelty (K = mean gap, L = 2, sigma = 1), Otsu's threshold on
  *     all n scores, segment 1 always starts an invocation, and a guard that
@@ -24,7 +25,12 @@
 struct invoc_fragment {
 	int64_t start_ns;
 	int64_t end_ns;
-	bool preempted;		/* left the CPU still runnable */
+	/*
+	 * The next fragment continues this invocation (exact, never a
+	 * boundary): it left the CPU still runnable, or, for the actors
+	 * stage, in a wait that is not how the actor is released (actors.h).
+	 */
+	bool continues;
 };
 
 struct invocation {

@@ -206,9 +206,23 @@ struct ctx {
 
 	/* missing data */
 	uint64_t gap_maxlen;
+	uint32_t futex_nr[2];		/* futex and futex_time64 in the recording's ABI; UINT32_MAX: none */
 
 	size_t cap_v, cap_skip;
 };
+
+/* A site where a thread waited, and how many of its waits were there. */
+struct wait_site {
+	uint64_t key;
+	size_t count;
+};
+
+/*
+ * Distinct sites followed per thread: more, and none is the usual one
+ * (waits are then left as they are). The table stays under half full.
+ */
+#define ACTORS_SITES_MAX 1024
+#define ACTORS_SITES_SLOTS 2048
 
 /*
  * One worker's scratch, grown to its largest actor. A busy thread has
@@ -223,6 +237,8 @@ struct work {
 	size_t idx0;		/* THREAD: fragment j is run idx0 + j of tl->runs */
 	struct period_break *pb;
 	struct invocations_ws *ws;
+	struct wait_site *sites;	/* ACTORS_SITES_SLOTS: the waits of a thread actor */
+	size_t nwaits, nincidental;
 };
 
 /* What studying one candidate gave: an actor, or the reason it was skipped. */
@@ -342,11 +358,108 @@ static void measure_gaps(struct ctx *c)
 }
 
 /*
+ * Where a thread waited on a futex: its address. Only futex waits can be
+ * incidental: a rare wait in read() or poll() is as likely a release (a
+ * stage joining two inputs that blocks on the second only when it is the
+ * later one) as a pause in the work.
+ */
+static bool futex_wait(const struct ctx *c, const struct tl_syscall *sc)
+{
+	return sc && (sc->nr == c->futex_nr[0] || sc->nr == c->futex_nr[1]);
+}
+
+/* The site's slot in w->sites (open addressing); NULL when the table is full. */
+static struct wait_site *site_slot(struct work *w, uint64_t key, size_t *nsites)
+{
+	size_t mask = ACTORS_SITES_SLOTS - 1, i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		struct wait_site *s = &w->sites[i];
+
+		if (s->count && s->key == key)
+			return s;
+		if (!s->count) {
+			if (*nsites >= ACTORS_SITES_MAX)
+				return NULL;
+			++*nsites;
+			s->key = key;
+			return s;
+		}
+	}
+}
+
+/*
+ * The waits that end fragments [0, m) (not the last: no run follows it):
+ * counted at their sites in w->sites (mark false: returns the number of
+ * sites), or marked as continuing where their site is incidental (mark
+ * true: returns how many). SIZE_MAX: more than ACTORS_SITES_MAX sites.
+ * runs are the thread's from the first fragment; its calls are in time
+ * order and do not overlap.
+ */
+static size_t wait_sites(const struct ctx *c, const struct tl_thread *th, const struct tl_run *runs, size_t m,
+			 struct work *w, bool mark)
+{
+	const struct tl_syscall *sc = c->tl->sc + th->sc0, *sc_end = sc + th->nsc;
+	size_t nsites = 0, bad = 0;
+
+	for (size_t j = 0; j + 1 < m; j++) {
+		uint64_t e = runs[j].end;
+		struct wait_site *s;
+
+		if (w->frag[j].continues || runs[j].end_state == QT_END_EXITED)
+			continue;
+		while (sc < sc_end && sc->end < e)
+			sc++;
+		if (sc == sc_end || sc->start > e || !futex_wait(c, sc))
+			continue;
+		s = site_slot(w, sc->arg0, &nsites);
+		if (!s)
+			return SIZE_MAX;
+		if (!mark) {
+			s->count++;
+			continue;
+		}
+		if (s->count * ACTORS_WAIT_RARE_DIV < w->nwaits) {
+			w->frag[j].continues = true;
+			bad++;
+		}
+	}
+	return mark ? bad : nsites;
+}
+
+/*
+ * The incidental waits of a thread actor (actors.h) continue their
+ * invocation: marked in w->frag as a preemption is. Returns how many.
+ */
+static size_t mark_incidental(const struct ctx *c, const struct tl_thread *th, const struct tl_run *runs,
+			      size_t m, struct work *w)
+{
+	size_t rare = 0;
+
+	if (!th->nsc || m < 3 || c->futex_nr[0] == UINT32_MAX)
+		return 0;
+	memset(w->sites, 0, ACTORS_SITES_SLOTS * sizeof(*w->sites));
+	w->nwaits = 0;
+	for (size_t j = 0; j + 1 < m; j++)
+		w->nwaits += !w->frag[j].continues && runs[j].end_state != QT_END_EXITED;
+	if (wait_sites(c, th, runs, m, w, false) == SIZE_MAX)
+		return 0;
+	for (size_t i = 0; i < ACTORS_SITES_SLOTS; i++)
+		if (w->sites[i].count && w->sites[i].count * ACTORS_WAIT_RARE_DIV < w->nwaits)
+			rare += w->sites[i].count;
+	/* Most waits must be the usual ones: else no site is a release, or every one is. */
+	if (rare * ACTORS_WAIT_USUAL_DIV > w->nwaits)
+		return 0;
+	return rare ? wait_sites(c, th, runs, m, w, true) : 0;
+}
+
+/*
  * The fragments of a candidate into w->frag (and w->idx for syscalls).
  * Returns their number; *ncut gets the runs left out at the start.
  */
-static size_t gather(const struct timeline *tl, struct work *w, const struct cand *cd, size_t *ncut)
+static size_t gather(const struct ctx *c, struct work *w, const struct cand *cd, size_t *ncut)
 {
+	const struct timeline *tl = c->tl;
 	const struct tl_thread *th = &tl->threads[cd->thread];
 	size_t m = 0;
 
@@ -376,9 +489,10 @@ static size_t gather(const struct timeline *tl, struct work *w, const struct can
 				s = w->frag[m - 1].start_ns;
 			w->frag[m].start_ns = s;
 			w->frag[m].end_ns = (int64_t)runs[j].end > s ? (int64_t)runs[j].end : s;
-			w->frag[m].preempted = runs[j].end_state == QT_END_PREEMPTED;
+			w->frag[m].continues = runs[j].end_state == QT_END_PREEMPTED;
 			m++;
 		}
+		w->nincidental = mark_incidental(c, th, runs + (w->idx0 - th->run0), m, w);
 	} else {
 		for (size_t j = th->sc0; j < th->sc0 + th->nsc; j++) {
 			const struct tl_syscall *sc = &tl->sc[j];
@@ -387,7 +501,7 @@ static size_t gather(const struct timeline *tl, struct work *w, const struct can
 				continue;
 			w->frag[m].start_ns = sc->start;
 			w->frag[m].end_ns = sc->end > sc->start ? (int64_t)sc->end : (int64_t)sc->start;
-			w->frag[m].preempted = false;
+			w->frag[m].continues = false;
 			w->idx[m] = j;
 			m++;
 		}
@@ -462,7 +576,7 @@ static long split_periodic(const struct ctx *c, struct work *w, size_t n, struct
 	/* Walk invocations and segment starts together, as invocations_build does. */
 	for (size_t k = 0, j = 1; k < *m; k++) {
 		for (; j < n && j <= out[k].last; j++) {
-			if (w->frag[j - 1].preempted)
+			if (w->frag[j - 1].continues)
 				continue;
 			if (j > out[k].first && (double)(seg[si] - seg[si - 1]) > limit)
 				at[splits++] = (int64_t)j;
@@ -554,6 +668,92 @@ static int trim_life_ends(const struct ctx *c, struct work *w, const struct tl_t
 }
 
 /*
+ * Each invocation's overrun into over[] (0: none; actors.h), from its held
+ * time: its span less its runs. scratch: ninv int64. Returns how many
+ * overran, or -errno.
+ */
+static long overruns(const struct ctx *c, const struct actor *a, int64_t *over, int64_t *scratch)
+{
+	const struct tl_run *runs = c->tl->runs;
+	int64_t floor_ns = (int64_t)(a->st.period_ns / ACTORS_OVERRUN_DIV), med;
+	struct quartiles q;
+	long n = 0;
+	int err;
+
+	for (size_t k = 0; k < a->ninv; k++) {
+		const struct actor_invocation *iv = &a->inv[k];
+		int64_t held = iv->end_ns - iv->start_ns;
+
+		for (size_t j = iv->first; j <= iv->last; j++)
+			held -= (int64_t)(runs[j].end - runs[j].start);
+		over[k] = held > 0 ? held : 0;
+	}
+	err = quartiles_compute(over, a->ninv, scratch, &q);
+	if (err)
+		return err;
+	med = (q.median_lo + q.median_hi) / 2;
+	for (size_t k = 0; k < a->ninv; k++) {
+		bool overran = quartiles_is_outlier(over[k], q.q1, q.q3) && over[k] - med >= floor_ns;
+
+		over[k] = overran ? over[k] - med : 0;
+		n += overran;
+	}
+	return n;
+}
+
+/*
+ * The overruns of a periodic thread actor into its start breaks (their
+ * target and overrun), and its completion breaks among them, in window
+ * order (actors.h). t and spare: a->ninv int64 of scratch each.
+ */
+static int add_overruns(const struct ctx *c, struct actor *a, int64_t *t, int64_t *spare)
+{
+	struct actor_break *v, *sb = a->breaks;
+	size_t nsb = a->nbreaks, n = 0, bi = 0;
+	long nover;
+
+	if (a->ninv < 3)
+		return 0;
+	nover = overruns(c, a, t, spare);
+	if (nover <= 0)
+		return (int)nover;
+	v = malloc((nsb + (size_t)nover) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t k = 0; k < a->ninv; k++) {
+		bool start_here = bi < nsb && sb[bi].before == k;
+		bool started_late = (bi < nsb && sb[bi].late == k) || (bi > 0 && sb[bi - 1].late == k);
+
+		if (start_here) {
+			struct actor_break x = sb[bi++];
+			bool free_target = !n || actor_break_target(&v[n - 1]) < k;
+
+			/* Its path into the overrun that explains it, unless another break's path is there. */
+			if (k > 0 && t[k] > 0 && 2 * t[k] >= x.lateness_ns && free_target) {
+				x.into_before = true;
+				x.overrun_ns = t[k];
+			} else {
+				x.overrun_ns = t[x.late];
+			}
+			v[n++] = x;
+		} else if (k > 0 && k + 1 < a->ninv && t[k] > 0 && !started_late) {
+			/* (not the last: what it holds runs to the thread's or the recording's end) */
+			const struct actor_invocation *iv = &a->inv[k];
+
+			v[n++] = (struct actor_break){
+				.before = k - 1, .late = k, .start_ns = iv->start_ns, .end_ns = iv->end_ns,
+				.interval_ns = iv->end_ns - iv->start_ns, .lateness_ns = t[k],
+				.kind = BREAK_COMPLETION, .overrun_ns = t[k],
+			};
+		}
+	}
+	free(a->breaks);
+	a->breaks = v;
+	a->nbreaks = n;
+	return 0;
+}
+
+/*
  * Studies one candidate with the scratch w: an actor into *out, or why a
  * default actor with too little activity is skipped. Reads c only, so
  * candidates can be studied side by side. 0 or -ENOMEM.
@@ -577,7 +777,7 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	err = work_reserve(w, cand_size(c, cd) + 1);
 	if (err)
 		return err;
-	n = gather(tl, w, cd, &ncut);
+	n = gather(c, w, cd, &ncut);
 	/*
 	 * The invocations are built where the actor keeps them and turned
 	 * into its own form in place, slot by slot (same size): a busy
@@ -616,6 +816,7 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	actor_name(tl, cd, a.name, sizeof(a.name));
 	a.noccurrences = n;
 	a.ncut = ncut;
+	a.nincidental = cd->kind == ACTOR_THREAD ? w->nincidental : 0;
 	/* The segments' starts are no longer needed: the invocations' go there. */
 	invocations_ws_lend(w->ws, &t, &nseg, &spare);
 	for (size_t k = 0; k < ninv; k++) {
@@ -651,6 +852,18 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 		x->end_ns = t[pb->late];
 		x->interval_ns = pb->interval_ns;
 		x->lateness_ns = (int64_t)(pb->lateness_ns + (pb->lateness_ns < 0 ? -0.5 : 0.5));
+		x->kind = BREAK_START;
+		x->into_before = false;
+		x->overrun_ns = 0;
+	}
+	/* The starts are no longer needed: t and spare are the overruns' scratch. */
+	if (cd->kind == ACTOR_THREAD && a.st.periodic)
+		err = add_overruns(c, &a, t, spare);
+	if (err)
+		goto fail;
+	for (size_t b = 0; b < a.nbreaks; b++) {
+		struct actor_break *x = &a.breaks[b];
+
 		x->data_missing = interval_missing(c, th->tid, x->start_ns, x->end_ns);
 		if (x->data_missing)
 			a.nbreaks_missing++;
@@ -690,6 +903,7 @@ static void work_free(struct work *w)
 	free(w->frag);
 	free(w->idx);
 	free(w->pb);
+	free(w->sites);
 	invocations_ws_free(w->ws);
 }
 
@@ -720,7 +934,8 @@ static void *study_work(void *arg)
 	struct study_worker *sw = arg;
 
 	sw->w.ws = invocations_ws_new();
-	if (!sw->w.ws) {
+	sw->w.sites = malloc(ACTORS_SITES_SLOTS * sizeof(*sw->w.sites));
+	if (!sw->w.ws || !sw->w.sites) {
 		sw->err = -ENOMEM;
 		workq_fail(&sw->job->q);
 		return NULL;
@@ -780,12 +995,12 @@ void actor_windows(const struct actor *a, const struct timeline *tl, struct peri
 		.before = SIZE_MAX,
 	};
 	for (size_t k = 0; k + 1 < n; k++) {
-		while (b < a->nbreaks && a->breaks[b].before < k)
+		while (b < a->nbreaks && actor_break_window(&a->breaks[b]) < k)
 			b++;
 		out[k + 1] = (struct period_window){
 			.start_ns = inv[k].start_ns,
 			.end_ns = inv[k + 1].start_ns,
-			.positive = b < a->nbreaks && a->breaks[b].before == k,
+			.positive = b < a->nbreaks && actor_break_window(&a->breaks[b]) == k,
 			.before = k,
 		};
 	}
@@ -1319,6 +1534,16 @@ out:
 
 /* ---- entry points ---- */
 
+/* The futex calls' numbers in the recording's ABI (UINT32_MAX: not in it). */
+static void find_futex(struct ctx *c)
+{
+	const char *arch = c->tl->trace ? tf_kv_get(&c->tl->trace->meta, TF_META_ARCH) : NULL;
+	int a = syscall_number(arch, "futex"), b = syscall_number(arch, "futex_time64");
+
+	c->futex_nr[0] = a < 0 ? UINT32_MAX : (uint32_t)a;
+	c->futex_nr[1] = b < 0 ? c->futex_nr[0] : (uint32_t)b;
+}
+
 int actors__analyse_opts(const struct timeline *tl, const struct analysis_opts *o,
 			 const struct actors_opts *ao, struct actors_result **out)
 {
@@ -1347,6 +1572,7 @@ int actors__analyse_opts(const struct timeline *tl, const struct analysis_opts *
 	c.min_inv = ao->min_invocations ? ao->min_invocations : ACTORS_MIN_INVOCATIONS;
 
 	measure_gaps(&c);
+	find_futex(&c);
 	err = choose(&c, o, &cands, &ncands);
 	if (!err)
 		err = study_all(&c, cands, ncands);

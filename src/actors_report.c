@@ -47,6 +47,9 @@ static void json_break(json_writer_t *w, const struct actor_break *b)
 	jsonw_u64_field(w, "before", b->before);
 	jsonw_u64_field(w, "late", b->late);
 	jsonw_bool_field(w, "data_missing", b->data_missing);
+	jsonw_string_field(w, "kind", b->kind == BREAK_COMPLETION ? "completion" : "start");
+	jsonw_u64_field(w, "target", actor_break_target(b));
+	jsonw_i64_field(w, "overrun_ns", b->overrun_ns);
 	jsonw_end_object(w);
 }
 
@@ -70,6 +73,7 @@ static void json_actor(json_writer_t *w, const struct actors_result *r, const st
 	jsonw_u64_field(w, "invocations", a->ninv);
 	jsonw_string_field(w, "clustering", rule_name(a->info.rule));
 	jsonw_u64_field(w, "periodic_splits", a->nsplit);
+	jsonw_u64_field(w, "incidental_waits", a->nincidental);
 	if (a->ninv) {
 		jsonw_i64_field(w, "first_invocation_ns", a->inv[0].start_ns);
 		jsonw_i64_field(w, "last_invocation_ns", a->inv[a->ninv - 1].start_ns);
@@ -365,7 +369,7 @@ static void print_upstream(const struct actors_result *r, const struct timeline 
 {
 	const struct actor *a;
 	size_t trusted, top, *order, shown = 0;
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 	bool any = false;
 
 	if (r->upstream < 0) {
@@ -400,13 +404,23 @@ static void print_upstream(const struct actors_result *r, const struct timeline 
 	if (!st->verbose)
 		qsort_r(order, a->nbreaks, sizeof(*order), by_lateness, a->breaks);
 	top = st->verbose ? a->nbreaks : 5;
-	fprintf(f, "%s  %12s %11s %11s %8s%s\n", rs_dim(st), "AT (s)", "INTERVAL", "LATE BY", "INVOC", rs_reset(st));
+	fprintf(f, "%s  %12s %11s %11s %8s  %s%s\n", rs_dim(st), "AT (s)", "INTERVAL", "LATE BY", "INVOC", "WHAT",
+		rs_reset(st));
 	for (size_t k = 0; k < a->nbreaks && shown < top; k++) {
 		const struct actor_break *b = &a->breaks[order[k]];
+		char what[80];
 
-		fprintf(f, "  %12.6f %11s %11s %8zu%s%s%s\n", (b->start_ns - (int64_t)tl->start) / 1e9,
-			fmt_ms(b1, sizeof(b1), b->interval_ns), fmt_ms(b2, sizeof(b2), b->lateness_ns), b->late,
-			b->data_missing ? rs_yellow(st) : "", b->data_missing ? "  data missing: not trusted" : "",
+		if (b->kind == BREAK_COMPLETION)
+			snprintf(what, sizeof(what), "started on time, finished late (took %s)",
+				 fmt_ms(b3, sizeof(b3), b->interval_ns));
+		else if (b->into_before)
+			snprintf(what, sizeof(what), "started late: invocation %zu overran %s", b->before,
+				 fmt_ms(b3, sizeof(b3), b->overrun_ns));
+		else
+			snprintf(what, sizeof(what), "started late");
+		fprintf(f, "  %12.6f %11s %11s %8zu  %s%s%s%s\n", (b->start_ns - (int64_t)tl->start) / 1e9,
+			fmt_ms(b1, sizeof(b1), b->interval_ns), fmt_ms(b2, sizeof(b2), b->lateness_ns), b->late, what,
+			b->data_missing ? rs_yellow(st) : "", b->data_missing ? "; data missing: not trusted" : "",
 			b->data_missing ? rs_reset(st) : "");
 		shown++;
 	}

@@ -1392,19 +1392,25 @@ static void find_culprit(struct crit_break *b, const struct crit_share *ref, siz
  * (from the start of the one before to its completion), so that what a
  * normal period holds (a timer, the actor's own work) cancels out.
  *
- * The path into break k of actor a: into task v, completed at end, from the
- * horizon h (the start of the invocation before the late one). False when
- * the break has no path (its invocation's end was not recorded).
+ * The path into break k of actor a: into task v, completed at end, of its
+ * target invocation (the late one, or the one before that overran:
+ * actors.h), from the horizon h (the start of the invocation before the
+ * target). False when the break has no path (that invocation's end was
+ * not recorded).
  */
 static bool break_window(const struct model *m, const struct actor *a, size_t k, uint32_t *v, int64_t *end,
 			 int64_t *h)
 {
 	const struct actor_break *ab = &a->breaks[k];
+	int64_t from;
 
-	if (ab->late >= a->ninv)
+	size_t target = actor_break_target(ab);
+
+	if (target >= a->ninv)
 		return false;
-	*v = completion(m, a, ab->late, end);
-	*h = ab->start_ns - m->t0 < 0 ? 0 : ab->start_ns - m->t0;
+	*v = completion(m, a, target, end);
+	from = target ? a->inv[target - 1].start_ns : ab->start_ns;
+	*h = from - m->t0 < 0 ? 0 : from - m->t0;
 	return *v != CRIT_NONE && *end > *h;
 }
 
@@ -1555,11 +1561,11 @@ static int account_actor(struct critical_result *res, const struct walker *w, co
 			continue;
 		inv = end > horizon;
 		win = a->nbreaks && h >= 0 && end > h;
-		while (bi < a->nbreaks && a->breaks[bi].late < k)
+		while (bi < a->nbreaks && actor_break_target(&a->breaks[bi]) < k)
 			bi++;
 		own = first_task(w->m, a, k);
 		err = walk_invocation(res, w, a, i, slot, keep, ac, v, end, horizon, inv, h, win,
-				      bi < a->nbreaks && a->breaks[bi].late == k ? bi : SIZE_MAX, own,
+				      bi < a->nbreaks && actor_break_target(&a->breaks[bi]) == k ? bi : SIZE_MAX, own,
 				      own == CRIT_NONE ? 0 : v);
 		nwin += win;
 		if (inv) {

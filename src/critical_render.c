@@ -361,7 +361,9 @@ static void json_actors(json_writer_t *w, const struct critical_result *r, const
 		json_owner(w, a, ac->thread);
 		jsonw_string_field(w, "actor", ac->name);
 		jsonw_u64_field(w, "late_invocation", ab->late);
-		jsonw_i64_field(w, "late_start_ns", ab->end_ns);
+		jsonw_string_field(w, "kind", ab->kind == BREAK_COMPLETION ? "completion" : "start");
+		jsonw_u64_field(w, "target_invocation", actor_break_target(ab));
+		jsonw_i64_field(w, "late_start_ns", ab->kind == BREAK_COMPLETION ? ab->start_ns : ab->end_ns);
 		jsonw_i64_field(w, "lateness_ns", br->lateness_ns);
 		jsonw_i64_field(w, "start_ns", br->path.start_ns);
 		jsonw_i64_field(w, "end_ns", br->path.end_ns);
@@ -530,7 +532,8 @@ static void print_breaks(const struct critical_result *r, const struct analysis 
 			more++;
 			continue;
 		}
-		fprintf(f, "  %s at %.3f s, %s late: ", ac->name, at, fmt_duration(b1, sizeof(b1), b->lateness_ns));
+		fprintf(f, "  %s at %.3f s, %s %s late: ", ac->name, at,
+			ab->kind == BREAK_COMPLETION ? "finished" : "started", fmt_duration(b1, sizeof(b1), b->lateness_ns));
 		print_culprit(f, a, b, ac->thread);
 		fprintf(f, "%s\n    path %s: ", ab->data_missing ? " (data missing)" : "",
 			fmt_duration(b2, sizeof(b2), b->path.end_ns - b->path.start_ns));

@@ -176,15 +176,16 @@ static void actor_events(struct pf *p, const struct actor *ac)
 		const struct actor_break *b = &ac->breaks[k];
 		char name[64];
 
-		snprintf(name, sizeof(name), "period break +%.3f ms%s", b->lateness_ns / 1e6,
+		snprintf(name, sizeof(name), "%s +%.3f ms%s",
+			 b->kind == BREAK_COMPLETION ? "late completion" : "period break", b->lateness_ns / 1e6,
 			 b->data_missing ? " (data missing)" : "");
 		ev_open(p, 'X', "actor", name, th->pid, PERFETTO_BREAK_TID_BASE + th->tid, b->start_ns);
 		ev_dur(p, b->start_ns, b->end_ns);
 		fprintf(p->f, ",\"args\":{\"actor\":");
 		json_str(p->f, ac->name, false);
 		fprintf(p->f, ",\"interval_ns\":%" PRId64 ",\"period_ns\":%.0f,\"lateness_ns\":%" PRId64
-			",\"before\":%zu,\"late\":%zu,\"data_missing\":%s}}",
-			b->interval_ns, ac->st.period_ns, b->lateness_ns, b->before, b->late,
+			",\"before\":%zu,\"late\":%zu,\"target\":%zu,\"data_missing\":%s}}",
+			b->interval_ns, ac->st.period_ns, b->lateness_ns, b->before, b->late, actor_break_target(b),
 			b->data_missing ? "true" : "false");
 		p->st.breaks++;
 	}
@@ -497,7 +498,7 @@ static void critical_events(struct pf *p)
 
 		if (ac && b->brk < ac->nbreaks)
 			snprintf(title, sizeof(title), "critical path into %s invocation %zu (+%.3f ms)", ac->name,
-				 ac->breaks[b->brk].late, b->lateness_ns / 1e6);
+				 actor_break_target(&ac->breaks[b->brk]), b->lateness_ns / 1e6);
 		else
 			snprintf(title, sizeof(title), "critical path into a late invocation");
 		path_events(p, &b->path, tid++, title);

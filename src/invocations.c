@@ -264,9 +264,9 @@ int invocations_build(const struct invoc_fragment *f, size_t n,
 	if (err)
 		goto out;
 
-	/* Step 1, exact: a preempted fragment continues in the next one. */
+	/* Step 1, exact: a continuing fragment (preempted, ...) goes on in the next one. */
 	for (size_t j = 0; j < n; j++)
-		if (j == 0 || !f[j - 1].preempted)
+		if (j == 0 || !f[j - 1].continues)
 			ws->t[nseg++] = f[j].start_ns;
 
 	ws->nseg = nseg;
@@ -277,7 +277,7 @@ int invocations_build(const struct invoc_fragment *f, size_t n,
 
 	/* Walk fragments and segments together; no index map needed. */
 	for (size_t j = 0, s = 0; j < n; j++) {
-		if (j > 0 && f[j - 1].preempted)
+		if (j > 0 && f[j - 1].continues)
 			continue;
 		if (is_start(&d, ws->t, ws->nu, s)) {
 			if (m > 0) {

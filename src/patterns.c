@@ -832,9 +832,9 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 		int64_t l = 0;
 
 		if (y.positive) {
-			while (b < a->nbreaks && a->breaks[b].before < y.before)
+			while (b < a->nbreaks && actor_break_window(&a->breaks[b]) < y.before)
 				b++;
-			if (b < a->nbreaks && a->breaks[b].before == y.before)
+			if (b < a->nbreaks && actor_break_window(&a->breaks[b]) == y.before)
 				l = a->breaks[b].lateness_ns;
 			if (floor_ns > 0 && l < floor_ns) {
 				minor++;

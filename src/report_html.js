@@ -153,8 +153,10 @@ actors.forEach((A, k) => {
 	A.ninv = n;
 	A.br = [];
 	const b = A.breaks || [];
-	for (let i = 0; i + 6 <= b.length; i += 6)
-		A.br.push({ before: b[i], late: b[i + 1], s: b[i + 2], e: b[i + 3], lateness: b[i + 4], missing: !!b[i + 5] });
+	/* before, late, start, end, lateness, data missing, completion (started on time, finished late) */
+	for (let i = 0; i + 7 <= b.length; i += 7)
+		A.br.push({ before: b[i], late: b[i + 1], s: b[i + 2], e: b[i + 3], lateness: b[i + 4], missing: !!b[i + 5],
+			    completion: !!b[i + 6] });
 	A.lateSet = new Set(A.br.map((x) => x.late));
 	A.index = k;
 	nBreaks += A.br.length;
@@ -690,8 +692,11 @@ function describe(li, tt, x) {
 				fmtDur(A.ie[j] - A.is[j]));
 		for (const b of A.br)
 			if (b.s <= tt && tt <= b.e)
-				out.push('period break of ' + A.name + ': ' + fmtDur(b.e - b.s) + ' between invocations ' +
-					b.before + ' and ' + b.late + ', period ' + fmtDur(A.period_ns) + ', ' +
+				out.push((b.completion ?
+					'late completion of ' + A.name + ': invocation ' + b.late + ' started on time, took ' +
+					fmtDur(b.e - b.s) + ', finished ' :
+					'period break of ' + A.name + ': ' + fmtDur(b.e - b.s) + ' between invocations ' +
+					b.before + ' and ' + b.late + ', period ' + fmtDur(A.period_ns) + ', ') +
 					fmtDur(b.lateness) + ' late' + (b.missing ? ' (data missing: not trusted)' : ''));
 	}
 	for (const g of gaps)

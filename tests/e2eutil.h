@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +75,33 @@ static inline int e2e_run(char *const argv[], const char *out, bool quiet, int t
 	return e2e_wait(e2e_spawn(argv, out, quiet), timeout_ms);
 }
 
+/*
+ * A suite's scratch directory: QOSTRACE_TEST_TMP when set (kept: a suite
+ * records there once, to look at or to run its checks again), else a new
+ * one, removed by e2e_scratch_close().
+ */
+struct e2e_scratch {
+	char *dir;
+	bool keep;
+};
+
+static inline void e2e_scratch_open(struct e2e_scratch *s)
+{
+	const char *env = getenv("QOSTRACE_TEST_TMP");
+
+	s->keep = env && *env;
+	s->dir = s->keep ? strdup(env) : tu_tmpdir();
+	cr_assert_not_null(s->dir);
+}
+
+static inline void e2e_scratch_close(struct e2e_scratch *s)
+{
+	if (s->dir && !s->keep)
+		tu_rmdir(s->dir);
+	free(s->dir);
+	s->dir = NULL;
+}
+
 /* A whole file as a string (the caller frees it). */
 static inline char *e2e_slurp(const char *path)
 {
@@ -90,6 +118,16 @@ static inline char *e2e_slurp(const char *path)
 	cr_assert_eq(fread(buf, 1, n, f), (size_t)n);
 	fclose(f);
 	return buf;
+}
+
+/* What argv (a qostrace command) printed, through the file name in s's directory; it must succeed. */
+static inline char *e2e_output(char *const argv[], const struct e2e_scratch *s, const char *name)
+{
+	char out[512];
+
+	snprintf(out, sizeof(out), "%s/%s", s->dir, name);
+	cr_assert_eq(e2e_run(argv, out, true, 60000), 0, "%s %s failed", argv[0], argv[1]);
+	return e2e_slurp(out);
 }
 
 #endif

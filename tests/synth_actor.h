@@ -102,7 +102,7 @@ static inline size_t synth_actor_gen(const struct synth_actor_cfg *c,
 					len = 1;
 				f[nf].start_ns = cur;
 				f[nf].end_ns = cur + len;
-				f[nf].preempted = !last_frag;
+				f[nf].continues = !last_frag;
 				nf++;
 				cur += len;
 				if (!last_frag)

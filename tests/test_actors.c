@@ -12,6 +12,7 @@
 #include "period.h"
 #include "report.h"
 #include "synth_actor.h"
+#include "synth_lock.h"
 #include "synth_trace.h"
 #include "timeline.h"
 
@@ -103,8 +104,8 @@ static size_t add_actor(struct sched *S, uint32_t tid, uint32_t hog, int cpu, co
 	cr_assert(f);
 	nf = synth_actor_gen(c, &s, f, inv_first, inv_start);
 	for (size_t j = 0; j < nf; j++) {
-		sched_run(S, tid, cpu, f[j].start_ns, f[j].end_ns, f[j].preempted ? SYN_PREEMPT : SYN_SLEEP);
-		if (f[j].preempted)
+		sched_run(S, tid, cpu, f[j].start_ns, f[j].end_ns, f[j].continues ? SYN_PREEMPT : SYN_SLEEP);
+		if (f[j].continues)
 			sched_run(S, hog, cpu, f[j].end_ns, f[j + 1].start_ns, SYN_SLEEP);
 	}
 	free(f);
@@ -165,6 +166,10 @@ static struct period_window *windows_of(const struct world *w, const struct acto
 				  a->ninv && (int64_t)w->tl->end < t[a->ninv - 1] ? t[a->ninv - 1] : (int64_t)w->tl->end,
 				  ref, &m), 0);
 	cr_assert_eq(m, a->nwindows);
+	/* ... but for the completion breaks, whose window is their invocation's */
+	for (size_t b = 0; b < a->nbreaks; b++)
+		if (a->breaks[b].kind == BREAK_COMPLETION)
+			ref[actor_break_window(&a->breaks[b]) + 1].positive = true;
 	for (size_t k = 0; k < m; k++)
 		cr_assert(v[k].start_ns == ref[k].start_ns && v[k].end_ns == ref[k].end_ns &&
 			  v[k].end_closed == ref[k].end_closed && v[k].before == ref[k].before &&
@@ -190,7 +195,9 @@ static void same_actor(const struct world *w, const struct actor *x, const struc
 		cr_assert(x->breaks[k].before == y->breaks[k].before && x->breaks[k].start_ns == y->breaks[k].start_ns &&
 			  x->breaks[k].end_ns == y->breaks[k].end_ns &&
 			  x->breaks[k].lateness_ns == y->breaks[k].lateness_ns &&
-			  x->breaks[k].data_missing == y->breaks[k].data_missing, "%s: break %zu", x->name, k);
+			  x->breaks[k].data_missing == y->breaks[k].data_missing && x->breaks[k].kind == y->breaks[k].kind &&
+			  x->breaks[k].into_before == y->breaks[k].into_before,
+			  "%s: break %zu", x->name, k);
 	wx = windows_of(w, x);
 	wy = windows_of(w, y);
 	for (size_t k = 0; k < x->nwindows; k++)
@@ -710,6 +717,127 @@ Test(actors, break_over_lost_data_is_not_trusted)
 	cr_assert(!a->breaking, "a break over lost data does not make a breaking actor");
 	cr_assert_eq(a->worst_lateness_ns, 0);
 	cr_assert_eq(w.r->upstream, -1);
+	world_free(&w);
+}
+
+/* The player of synth_lock.h with the logger's lock every 30 periods, folding period 60 into 61. */
+static struct lock_cfg lock30(void)
+{
+	return (struct lock_cfg){ .periods = 120, .every = 30, .hold_ns = 5 * MS, .fold_at = 60,
+				  .wait_nr = LOCK_NR_FUTEX, .syscalls = true };
+}
+
+static const struct actor *player_of(struct world *w, const struct lock_cfg *c)
+{
+	static const char *const spec[] = { "player" };
+
+	memset(w, 0, sizeof(*w));
+	w->t = lock_trace(c);
+	cr_assert_eq(timeline__build(w->t, NULL, &w->tl), 0);
+	cr_assert_eq(world_analyse(w, spec, 1, NULL), 0);
+	cr_assert_eq(w->r->n, 1);
+	return &w->r->v[0];
+}
+
+/*
+ * A wait for a lock another thread held is inside the invocation: each
+ * period is one invocation from its timer release, the lock periods end
+ * late (completion breaks: their starts are all on time), and the period
+ * whose wait outlasted the next due time is a start break whose path goes
+ * into the overrunning invocation before it.
+ */
+Test(actors, a_lock_held_by_another_thread_is_inside_the_invocation)
+{
+	struct lock_cfg c = lock30();
+	struct world w;
+	const struct actor *a = player_of(&w, &c);
+	struct period_window *win;
+	size_t b = 0;
+
+	cr_assert_eq(a->ninv, c.periods - 1, "%zu invocations", a->ninv);
+	for (size_t k = 0; k < a->ninv; k++) {
+		size_t period = k <= c.fold_at ? k : k + 1;
+
+		cr_assert_eq(a->inv[k].start_ns, (int64_t)(lock_due(period) + 10 * US), "invocation %zu", k);
+	}
+	cr_assert_eq(a->nincidental, 5, "%zu incidental waits", a->nincidental);
+	cr_assert(a->st.periodic);
+	cr_assert_eq(a->nbreaks, 5, "%zu breaks", a->nbreaks);
+	for (size_t k = 0; k < a->ninv; k++) {
+		size_t period = k <= c.fold_at ? k : k + 1;
+		const struct actor_break *x;
+
+		if (!lock_period(&c, period))
+			continue;
+		x = &a->breaks[b++];
+		if (period == c.fold_at) {
+			cr_assert_eq(x->kind, BREAK_START);
+			cr_assert(x->before == k && x->late == k + 1 && x->into_before);
+			cr_assert(actor_break_target(x) == k && actor_break_window(x) == k);
+			cr_assert_eq(x->lateness_ns, 10 * MS);
+			/* held off the CPU: the wait and 10 us of wakeup latency */
+			cr_assert_eq(x->overrun_ns, (int64_t)LOCK_FOLD_HOLD + 10 * US);
+		} else {
+			cr_assert_eq(x->kind, BREAK_COMPLETION, "period %zu", period);
+			cr_assert(x->before == k - 1 && x->late == k && !x->into_before);
+			cr_assert(actor_break_target(x) == k && actor_break_window(x) == k);
+			cr_assert_eq(x->start_ns, a->inv[k].start_ns);
+			cr_assert_eq(x->end_ns, a->inv[k].end_ns);
+			cr_assert_eq(x->lateness_ns, 5 * MS + 10 * US);
+			cr_assert_eq(x->interval_ns, 6 * MS + 30 * US);
+		}
+		cr_assert(!x->data_missing);
+	}
+	cr_assert_eq(a->worst_lateness_ns, 10 * MS);
+	cr_assert(a->breaking);
+	/* each break marks the window that holds the lock's wait */
+	win = windows_of(&w, a);
+	for (size_t k = 0; k < a->ninv; k++) {
+		size_t period = k <= c.fold_at ? k : k + 1;
+
+		cr_assert_eq(win[k + 1].positive, lock_period(&c, period), "window of invocation %zu", k);
+	}
+	free(win);
+	world_free(&w);
+}
+
+/* A site with a tenth of the waits or more is how the thread is released, not a pause. */
+Test(actors, a_frequent_wait_is_a_release)
+{
+	struct lock_cfg c = lock30();
+	struct world w;
+	const struct actor *a;
+
+	c.every = 5;
+	c.fold_at = SIZE_MAX;
+	a = player_of(&w, &c);
+	/* the times alone decide, as without the rule */
+	cr_assert_eq(a->nincidental, 0);
+	cr_assert_eq(a->noccurrences, c.periods + c.periods / c.every);
+	world_free(&w);
+}
+
+/*
+ * Only futex waits can be incidental: a stage joining two inputs waits in
+ * read() for the second only when it is the later one, and that read is
+ * its release. Nor can waits whose calls were not recorded.
+ */
+Test(actors, a_rare_read_or_an_unknown_wait_is_no_pause)
+{
+	struct lock_cfg c = lock30();
+	struct world w;
+	const struct actor *a;
+
+	c.wait_nr = LOCK_NR_READ;
+	a = player_of(&w, &c);
+	cr_assert_eq(a->nincidental, 0);
+	cr_assert_gt(a->ninv, c.periods - 1);
+	world_free(&w);
+	c = lock30();
+	c.syscalls = false;
+	a = player_of(&w, &c);
+	cr_assert_eq(a->nincidental, 0);
+	cr_assert_gt(a->ninv, c.periods - 1);
 	world_free(&w);
 }
 

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "patterns.h"
 #include "report.h"
+#include "synth_lock.h"
 #include "synth_trace.h"
 #include "testutil.h"
 #include "timeline.h"
@@ -167,16 +168,21 @@ struct diag {
 	struct analysis *a;
 };
 
-static void diag_open(struct diag *d, bool fresh_hogs)
+static void diag_open_trace(struct diag *d, struct trace *t)
 {
 	struct analysis_opts o;
 
 	log_level = LOG_QUIET;
-	d->t = world_of(fresh_hogs);
+	d->t = t;
 	cr_assert_eq(timeline__build(d->t, NULL, &d->tl), 0);
 	analysis_opts_default(&o);
 	cr_assert_eq(analysis__run_trace(d->t, d->tl, &o, &d->a), 0);
 	cr_assert(d->a->actors->upstream >= 0);
+}
+
+static void diag_open(struct diag *d, bool fresh_hogs)
+{
+	diag_open_trace(d, world_of(fresh_hogs));
 }
 
 /* The Diagnosis as the report prints it (the caller frees it). */
@@ -300,6 +306,45 @@ Test(analysis, diagnosis_groups_a_disturber_by_name)
 				"(5 threads of that name; 5.97 ms more than usual)."), "%s", fresh);
 	free(one);
 	free(fresh);
+}
+
+/*
+ * A player whose work waits for a lock a logger holds (synth_lock.h): its
+ * late completions and the period it lost are explained by the logger,
+ * the holder, on the critical path into the invocation that waited, not
+ * by its timer, which released it on time.
+ */
+Test(analysis, a_lock_holder_is_the_culprit)
+{
+	struct lock_cfg c = { .periods = 120, .every = 30, .hold_ns = 5 * MS, .fold_at = 60,
+			      .wait_nr = LOCK_NR_FUTEX, .syscalls = true };
+	struct diag d;
+	const struct actor *up;
+	struct crit_break *b;
+	size_t i = 0, n = 0, completion = 0;
+	char *text;
+
+	diag_open_trace(&d, lock_trace(&c));
+	up = &d.a->actors->v[d.a->actors->upstream];
+	cr_assert_str_eq(up->comm, "player");
+	while ((b = next_upstream_break(&d, &i))) {
+		const struct actor_break *ab = &up->breaks[b->brk];
+
+		cr_assert_neq(b->culprit.thread, CRIT_NONE, "break at invocation %zu", ab->late);
+		cr_assert_eq(d.tl->threads[b->culprit.thread].tid, LOCK_LOGGER, "break at invocation %zu", ab->late);
+		cr_assert_eq(b->release_excess_ns, 0, "the timer released it on time");
+		/* the path goes back to the start of the invocation before the one that waited */
+		cr_assert_eq(b->path.start_ns, up->inv[actor_break_target(ab) - 1].start_ns);
+		cr_assert_eq(b->path.end_ns, up->inv[actor_break_target(ab)].end_ns);
+		completion += ab->kind == BREAK_COMPLETION;
+		n++;
+	}
+	cr_assert_eq(n, 5);
+	cr_assert_eq(completion, 4);
+	text = diag_print(&d);
+	cr_expect(strstr(text, "in 5 of its 5 worst breaks, the critical path ran through logger"), "%s", text);
+	free(text);
+	diag_close(&d);
 }
 
 /*

@@ -95,13 +95,10 @@ static void add_break(struct fixture *f, size_t actor, size_t late, int64_t peri
 
 	a->breaks = realloc(a->breaks, (a->nbreaks + 1) * sizeof(*a->breaks));
 	b = &a->breaks[a->nbreaks++];
-	b->before = late - 1;
-	b->late = late;
-	b->start_ns = a->inv[late - 1].start_ns;
-	b->end_ns = a->inv[late].start_ns;
+	*b = (struct actor_break){ .before = late - 1, .late = late, .start_ns = a->inv[late - 1].start_ns,
+				   .end_ns = a->inv[late].start_ns, .kind = BREAK_START };
 	b->interval_ns = b->end_ns - b->start_ns;
 	b->lateness_ns = b->interval_ns - period;
-	b->data_missing = false;
 }
 
 static void run_critical(struct fixture *f, const struct critical_opts *o)

@@ -198,7 +198,8 @@ static void add_breaks(struct actor *a)
 
 		if (iv > PERIOD_NS * 3 / 2)
 			a->breaks[a->nbreaks++] = (struct actor_break){ k - 1, k, a->inv[k - 1].start_ns,
-									a->inv[k].start_ns, iv, iv - PERIOD_NS, false };
+									a->inv[k].start_ns, iv, iv - PERIOD_NS, 0, false,
+									BREAK_START, false };
 	}
 }
 
@@ -256,7 +257,8 @@ static void sink_through_fx(bool timing_only)
 	a->breaks = calloc(a->ninv, sizeof(*a->breaks));
 	for (size_t k = 1; k < a->ninv; k++)
 		a->breaks[a->nbreaks++] = (struct actor_break){ k - 1, k, a->inv[k - 1].start_ns,
-								a->inv[k].start_ns, 0, 0, false };
+								a->inv[k].start_ns, 0, 0, 0, false,
+								BREAK_START, false };
 	critical_opts_default(&o);
 	/* What the trace says (Theorem 2), for the record: it is 0 on a saturated machine. */
 	cr_assert_eq(critical__analyse(tl, &ar, &o, &r), 0);

@@ -55,13 +55,12 @@ static struct {
 	size_t n;
 } lg;
 
-static char *dir;
+static struct e2e_scratch scratch;
 static char trace_path[256], log_path[256], qostrace[256];
 static struct trace *tr;
 static struct timeline *tl;
 static struct analysis *an;
 static const struct actor *src, *first_to_break;
-static bool keep_dir;
 static bool all;			/* record -a */
 
 static int64_t now_ns(void)
@@ -201,7 +200,7 @@ static bool record_and_analyse(const char *done)
 	int status = 0;
 
 	snprintf(cpu, sizeof(cpu), "%d", CPU);
-	if (!keep_dir || access(done, F_OK)) {
+	if (!scratch.keep || access(done, F_OK)) {
 		const char *const pipeline[] = { "/usr/bin/chrt", "-f", "5", "/usr/bin/taskset", "-c", NULL,
 							gst_launch, "-q", "audiotestsrc", "is-live=true",
 							"samplesperbuffer=480", "num-buffers=" BUFFERS, "!",
@@ -227,7 +226,7 @@ static bool record_and_analyse(const char *done)
 		status = e2e_run(argv, NULL, false, 60000);
 		kill(dist, SIGKILL);
 		waitpid(dist, NULL, 0);
-		if (keep_dir && !status)
+		if (scratch.keep && !status)
 			close(open(done, O_CREAT | O_WRONLY, 0600));
 		recorded = true;
 	}
@@ -251,17 +250,14 @@ static bool record_and_analyse(const char *done)
 
 static void record_pipeline(void)
 {
-	const char *scratch = getenv("QOSTRACE_TEST_TMP");
 	char done[300];
 
 	require_recording();
 	require_gstreamer();
-	/* QOSTRACE_TEST_TMP: record there once and keep it, to look at or to re-run the checks */
-	dir = scratch && *scratch ? strdup(scratch) : tu_tmpdir();
-	keep_dir = scratch && *scratch;
-	snprintf(trace_path, sizeof(trace_path), "%s/gst%s.qtrace", dir, all ? "-all" : "");
-	snprintf(log_path, sizeof(log_path), "%s/disturber%s.log", dir, all ? "-all" : "");
-	snprintf(done, sizeof(done), "%s/gst%s.done", dir, all ? "-all" : "");
+	e2e_scratch_open(&scratch);
+	snprintf(trace_path, sizeof(trace_path), "%s/gst%s.qtrace", scratch.dir, all ? "-all" : "");
+	snprintf(log_path, sizeof(log_path), "%s/disturber%s.log", scratch.dir, all ? "-all" : "");
+	snprintf(done, sizeof(done), "%s/gst%s.done", scratch.dir, all ? "-all" : "");
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	/* A recording the host disturbed is made again, once; a second such stands, and the checks say why. */
 	for (int attempt = 0;; attempt++) {
@@ -299,9 +295,7 @@ static void cleanup(void)
 	analysis__free(an);
 	timeline__free(tl);
 	trace__free(tr);
-	if (dir && !keep_dir)
-		tu_rmdir(dir);
-	free(dir);
+	e2e_scratch_close(&scratch);
 }
 
 TestSuite(e2e_gstreamer, .init = record_command, .fini = cleanup, .timeout = 120);
@@ -414,7 +408,7 @@ static void check_worst_break(void)
 {
 	const struct critical_result *cr = an->critical;
 	const struct crit_break *worst = NULL;
-	char out[300], *txt;
+	char *txt;
 	char *argv[] = { qostrace, "report", trace_path, NULL };
 
 	cr_assert_not_null(cr);
@@ -430,9 +424,7 @@ static void check_worst_break(void)
 	cr_assert_gt(worst->culprit.held_ns, worst->culprit.run_ns);
 	cr_assert_gt(worst->culprit.held_ns, LENGTH_NS / 2);
 
-	snprintf(out, sizeof(out), "%s/report.txt", dir);
-	cr_assert_eq(e2e_run(argv, out, true, 60000), 0);
-	txt = e2e_slurp(out);
+	txt = e2e_output(argv, &scratch, "report.txt");
 	cr_expect(strstr(txt, "it waited for the CPU behind disturber"), "%s", txt);
 	free(txt);
 }

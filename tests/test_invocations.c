@@ -168,7 +168,7 @@ Test(invocations, fig5_fragments)
 			f[i].start_ns = fig5[i];
 			f[i].end_ns = fig5[i] + 2;
 			/* Preempted unless the next fragment starts an invocation. */
-			f[i].preempted = preempt && i != 3 && i != 6 && i != 10;
+			f[i].continues = preempt && i != 3 && i != 6 && i != 10;
 		}
 		cr_assert_eq(invocations_build(f, N(f), NULL, NULL, out, &m, &info), 0);
 		cr_assert_eq(m, 3);
@@ -194,7 +194,7 @@ Test(invocations, preempted_chain_is_one_invocation)
 	for (size_t i = 0; i < 6; i++)
 		f[i] = (struct invoc_fragment){ .start_ns = 1000 * (int64_t)i * (int64_t)i,
 						.end_ns = 1000 * (int64_t)i * (int64_t)i + 10,
-						.preempted = true };
+						.continues = true };
 	cr_assert_eq(invocations_build(f, 6, NULL, NULL, out, &m, NULL), 0);
 	cr_assert_eq(m, 1);
 	cr_expect(out[0].first == 0 && out[0].last == 5);

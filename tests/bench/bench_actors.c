@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 			x->end = f[j].end_ns;
 			x->thread = a;
 			x->cpu = a % 8;
-			x->end_state = f[j].preempted ? QT_END_PREEMPTED : QT_END_SLEEP;
+			x->end_state = f[j].continues ? QT_END_PREEMPTED : QT_END_SLEEP;
 		}
 		if (f[nf - 1].end_ns > (int64_t)tl.end)
 			tl.end = f[nf - 1].end_ns;
