@@ -25,7 +25,15 @@ struct pl {
 	const struct pipeline_opts *o;
 	int pipes[6][2];	/* src>dec, dec>fx, dec>scale, fx>sink, scale>sink, spare */
 	uint64_t t0;
-	FILE *log;
+	FILE *log;		/* the --log file, written at the end */
+	/*
+	 * The lines, in memory until then: a stage that logs while another
+	 * writes a full stdio buffer to disk would wait for that write on the
+	 * lock, and finish its frame late for the log's own sake.
+	 */
+	FILE *mem;
+	char *membuf;
+	size_t memlen;
 	pthread_mutex_t log_lock;
 	volatile int stop;
 	int devnull;
@@ -93,11 +101,11 @@ static void logf_(struct pl *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!p->log)
+	if (!p->mem)
 		return;
 	pthread_mutex_lock(&p->log_lock);
 	va_start(ap, fmt);
-	vfprintf(p->log, fmt, ap);
+	vfprintf(p->mem, fmt, ap);
 	va_end(ap);
 	pthread_mutex_unlock(&p->log_lock);
 }
@@ -297,6 +305,11 @@ int pipeline_run(const struct pipeline_opts *o)
 	pthread_mutex_init(&p.log_lock, NULL);
 	if (o->log && !(p.log = fopen(o->log, "w")))
 		return -errno;
+	if (p.log && !(p.mem = open_memstream(&p.membuf, &p.memlen))) {
+		err = -errno;
+		fclose(p.log);
+		return err;
+	}
 	p.devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	for (int i = 0; i < 5; i++)
 		if (pipe2(p.pipes[i], O_CLOEXEC))
@@ -319,9 +332,15 @@ int pipeline_run(const struct pipeline_opts *o)
 		close(p.pipes[i][1]);
 	}
 	close(p.devnull);
-	if (p.log)
-		fclose(p.log);
-	return 0;
+	if (p.log) {
+		fclose(p.mem);
+		if (fwrite(p.membuf, 1, p.memlen, p.log) != p.memlen)
+			err = -EIO;
+		if (fclose(p.log) && !err)
+			err = -errno;
+		free(p.membuf);
+	}
+	return err;
 }
 
 int cmd_pipeline(int argc, char **argv)
