@@ -152,7 +152,8 @@ struct actor_break {
 	 * overrun is at least half the lateness (a loop that sleeps a fixed
 	 * time after its work starts late because the work ended late; one
 	 * whose timer fired while it still worked runs the next period inside
-	 * the same run). Targets strictly increase over an actor's breaks.
+	 * the same run). Targets never decrease over an actor's breaks; two
+	 * in a row share one when the overrunning invocation started late.
 	 */
 	bool into_before;
 };

@@ -726,10 +726,13 @@ static int add_overruns(const struct ctx *c, struct actor *a, int64_t *t, int64_
 
 		if (start_here) {
 			struct actor_break x = sb[bi++];
-			bool free_target = !n || actor_break_target(&v[n - 1]) < k;
 
-			/* Its path into the overrun that explains it, unless another break's path is there. */
-			if (k > 0 && t[k] > 0 && 2 * t[k] >= x.lateness_ns && free_target) {
+			/*
+			 * Its path into the overrun that explains it, which may
+			 * also be the late invocation of the break before (an
+			 * invocation that started late and overran).
+			 */
+			if (k > 0 && t[k] > 0 && 2 * t[k] >= x.lateness_ns) {
 				x.into_before = true;
 				x.overrun_ns = t[k];
 			} else {

@@ -11,7 +11,9 @@
  *   what the config says), which the logger (on CPU 1 since 1 ms before)
  *   ends hold_ns later by waking the player; then the 1 ms of work;
  *   the fold period: the wait lasts 10.2 ms, past the next period's due
- *   time, so that period's work runs in the same run, right after.
+ *   time, so that period's work runs in the same run, right after; with
+ *   fold_late_ns it also starts that late (the logger's CPU time delayed
+ *   its wakeup on one CPU).
  */
 #ifndef QT_SYNTH_LOCK_H
 #define QT_SYNTH_LOCK_H
@@ -35,6 +37,7 @@ struct lock_cfg {
 	uint64_t hold_ns;
 	size_t fold_at;		/* the fold period (SIZE_MAX: none); fold_at + 1 runs inside it */
 	uint32_t wait_nr;	/* the call the lock waits are in */
+	uint64_t fold_late_ns;	/* the fold period's first run starts this much after its wakeup */
 	bool syscalls;		/* record the player's calls */
 };
 
@@ -69,12 +72,14 @@ static inline struct trace *lock_trace(const struct lock_cfg *c)
 		if (c->fold_at != SIZE_MAX && k == c->fold_at + 1)
 			continue;
 		synth_timer_wakeup(s, d, LOCK_PLAYER, 100, 0);
+		if (k == c->fold_at)
+			a += c->fold_late_ns;
 		if (lock_period(c, k)) {
 			uint64_t w = d + 30 * LOCK_US + (k == c->fold_at ? LOCK_FOLD_HOLD : c->hold_ns);
 
-			lock_run(s, 0, LOCK_PLAYER, a, d + 30 * LOCK_US);
+			lock_run(s, 0, LOCK_PLAYER, a, a + 20 * LOCK_US);
 			if (c->syscalls)
-				synth_syscall(s, d + 25 * LOCK_US, w, LOCK_PLAYER, 100, c->wait_nr, LOCK_ADDR, 0);
+				synth_syscall(s, a + 15 * LOCK_US, w, LOCK_PLAYER, 100, c->wait_nr, LOCK_ADDR, 0);
 			synth_timer_wakeup(s, d - LOCK_MS, LOCK_LOGGER, 100, 1);
 			lock_run(s, 1, LOCK_LOGGER, d - LOCK_MS, w);
 			synth_wakeup(s, w, LOCK_LOGGER, 100, LOCK_PLAYER, 100, 0);

@@ -801,6 +801,33 @@ Test(actors, a_lock_held_by_another_thread_is_inside_the_invocation)
 	world_free(&w);
 }
 
+/*
+ * The fold period also starts 2 ms late: the break before it and the one
+ * after it both go into it, where the logger held the player.
+ */
+Test(actors, a_late_start_and_an_overrun_share_their_target)
+{
+	struct lock_cfg c = lock30();
+	struct world w;
+	const struct actor *a;
+	const struct actor_break *x = NULL;
+
+	c.fold_late_ns = 2 * MS;
+	a = player_of(&w, &c);
+	cr_assert_eq(a->ninv, c.periods - 1);
+	cr_assert_eq(a->nbreaks, 6, "%zu breaks", a->nbreaks);
+	for (size_t b = 0; b + 1 < a->nbreaks && !x; b++)
+		if (a->breaks[b].late == c.fold_at)
+			x = &a->breaks[b];
+	cr_assert_not_null(x, "no break before the fold period");
+	cr_assert(x->kind == BREAK_START && !x->into_before && x->lateness_ns == 2 * MS);
+	cr_assert(x[1].kind == BREAK_START && x[1].before == c.fold_at && x[1].into_before);
+	cr_assert_eq(x[1].lateness_ns, 8 * MS);
+	cr_assert_eq(actor_break_target(x), c.fold_at);
+	cr_assert_eq(actor_break_target(&x[1]), c.fold_at);
+	world_free(&w);
+}
+
 /* A site with a tenth of the waits or more is how the thread is released, not a pause. */
 Test(actors, a_frequent_wait_is_a_release)
 {

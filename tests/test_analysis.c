@@ -314,10 +314,10 @@ Test(analysis, diagnosis_groups_a_disturber_by_name)
  * the holder, on the critical path into the invocation that waited, not
  * by its timer, which released it on time.
  */
-Test(analysis, a_lock_holder_is_the_culprit)
+static void lock_holder_is_the_culprit(uint64_t fold_late_ns, size_t nbreaks)
 {
 	struct lock_cfg c = { .periods = 120, .every = 30, .hold_ns = 5 * MS, .fold_at = 60,
-			      .wait_nr = LOCK_NR_FUTEX, .syscalls = true };
+			      .wait_nr = LOCK_NR_FUTEX, .syscalls = true, .fold_late_ns = fold_late_ns };
 	struct diag d;
 	const struct actor *up;
 	struct crit_break *b;
@@ -339,12 +339,23 @@ Test(analysis, a_lock_holder_is_the_culprit)
 		completion += ab->kind == BREAK_COMPLETION;
 		n++;
 	}
-	cr_assert_eq(n, 5);
+	cr_assert_eq(n, nbreaks);
 	cr_assert_eq(completion, 4);
 	text = diag_print(&d);
 	cr_expect(strstr(text, "in 5 of its 5 worst breaks, the critical path ran through logger"), "%s", text);
 	free(text);
 	diag_close(&d);
+}
+
+Test(analysis, a_lock_holder_is_the_culprit)
+{
+	lock_holder_is_the_culprit(0, 5);
+}
+
+/* The period that waited also started late: both its breaks go into it, and blame the holder. */
+Test(analysis, a_lock_holder_is_the_culprit_of_two_breaks_into_one_invocation)
+{
+	lock_holder_is_the_culprit(2 * MS, 6);
 }
 
 /*
