@@ -606,6 +606,21 @@ static long split_periodic(const struct ctx *c, struct work *w, size_t n, struct
 	return (long)splits;
 }
 
+/* The occurrences of an invocation: its runs, or its calls of the actor's syscall among the thread's. */
+static size_t occurrences_in(const struct ctx *c, const struct actor *a, const struct actor_invocation *iv)
+{
+	size_t n = 0;
+
+	if (a->kind == ACTOR_THREAD)
+		return iv->last - iv->first + 1;
+	for (size_t j = iv->first; j <= iv->last; j++) {
+		const struct tl_syscall *sc = &c->tl->sc[j];
+
+		n += sc->nr == a->syscall_nr && (!a->has_arg0 || sc->arg0 == a->arg0);
+	}
+	return n;
+}
+
 /*
  * What a thread born in the recording did in its first period is its
  * set-up, and what one that exited did in its last is its teardown (woken
@@ -614,7 +629,8 @@ static long split_periodic(const struct ctx *c, struct work *w, size_t n, struct
  * that starts and ends had breaks there: a GStreamer queue's thread 30 ms
  * "late" after prerolling, the source's woken by gst-launch-1.0 40 ms
  * after its last buffer. At least keep_min invocations stay. t holds the
- * invocations' starts.
+ * invocations' starts. The same for a system call of such a thread (a
+ * born player's clock_nanosleep@player first slept 100 ms until its loop).
  */
 static int trim_life_ends(const struct ctx *c, struct work *w, const struct tl_thread *th, size_t keep_min,
 			  struct actor *a, int64_t *t, int64_t *spare)
@@ -659,7 +675,7 @@ static int trim_life_ends(const struct ctx *c, struct work *w, const struct tl_t
 		return 0;
 	for (size_t k = 0; k < a->ninv; k++)
 		if (k < lo || k >= hi)
-			a->ncut += a->inv[k].last - a->inv[k].first + 1;
+			a->ncut += occurrences_in(c, a, &a->inv[k]);
 	memmove(a->inv, a->inv + lo, (hi - lo) * sizeof(*a->inv));
 	memmove(t, t + lo, (hi - lo) * sizeof(*t));
 	a->ninv = hi - lo;
@@ -835,7 +851,7 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 	a.inv = a.inv ? a.inv : kept;
 	a.ninv = ninv;
 	err = period_analyze(t, ninv, &c->popts, &a.st, w->pb, spare);
-	if (!err && cd->kind == ACTOR_THREAD && a.st.period_ns > 0)
+	if (!err && a.st.period_ns > 0)
 		err = trim_life_ends(c, w, th, cd->from_spec || c->min_inv < 2 ? 2 : c->min_inv, &a, t, spare);
 	if (err)
 		goto fail;

@@ -1071,6 +1071,44 @@ Test(actors, set_up_and_teardown_of_a_streaming_thread)
 }
 
 /*
+ * A system call of a born thread has its set-up too: two writes (a read
+ * between them) 34 ms before its loop of two every 10 ms (a read between)
+ * are not a break of write@queue0:src, and they are the 2 occurrences cut.
+ */
+Test(actors, set_up_of_a_syscall_actor)
+{
+	static const char *const spec[] = { "write@queue0:src" };
+	struct sched S = { 0 };
+	struct synth *sy = streaming_born(&S);
+	struct world w;
+	const struct actor *a;
+	int64_t t;
+
+	synth_syscall(sy, T0 + 6200 * US, T0 + 6300 * US, 102, 100, NR_WRITE, 5, 8);
+	synth_syscall(sy, T0 + 6400 * US, T0 + 6500 * US, 102, 100, NR_READ, 4, 8);
+	synth_syscall(sy, T0 + 6600 * US, T0 + 6700 * US, 102, 100, NR_WRITE, 5, 8);
+	for (t = T0 + 40 * MS; t < T0 + 940 * MS; t += 10 * MS) {
+		sched_run(&S, 102, 1, t, t + 1 * MS, SYN_SLEEP);
+		synth_syscall(sy, t + 200 * US, t + 300 * US, 102, 100, NR_WRITE, 5, 8);
+		synth_syscall(sy, t + 400 * US, t + 500 * US, 102, 100, NR_READ, 4, 8);
+		synth_syscall(sy, t + 600 * US, t + 700 * US, 102, 100, NR_WRITE, 5, 8);
+	}
+	sched_emit(sy, &S);
+	world_build(&w, sy);
+	cr_assert_eq(world_analyse(&w, spec, 1, NULL), 0);
+	a = &w.r->v[0];
+	cr_assert_eq(a->kind, ACTOR_SYSCALL);
+	cr_assert(a->st.periodic);
+	cr_assert_eq(a->nbreaks, 0, "%zu breaks, the first late by %lld ns", a->nbreaks,
+		     a->nbreaks ? (long long)a->breaks[0].lateness_ns : 0LL);
+	cr_assert_eq(a->ninv, 90);
+	cr_assert_eq(a->inv[0].start_ns, T0 + 40200 * US);
+	cr_assert_eq(a->noccurrences, 2 + 2 * 90);
+	cr_assert_eq(a->ncut, 2, "%zu occurrences cut", a->ncut);
+	world_free(&w);
+}
+
+/*
  * Set-up lasts until the rhythm is first kept: a live queue's second buffer
  * came 12 ms late as the pipeline went from paused to playing, and one
  * thread's last buffer 15 ms late as it stopped; both are its life's ends,
