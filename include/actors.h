@@ -31,9 +31,10 @@
  * runtime gives (its window is a gap: see the breaks below). A syscall
  * actor's occurrences are the thread's calls of that syscall.
  *
- * Invocations. Fragments that ended preempted continue into the next one
- * (exact); the other boundaries by SATM's clustering (invocations.h) with
- * two rules on top of the QCoD guard, both at ACTORS_MAX_GAP_FRAC: the gap
+ * Invocations. Fragments that ended preempted, or in an incidental wait
+ * (below), continue into the next one (exact); the other boundaries by
+ * SATM's clustering (invocations.h) with two rules on top of the QCoD
+ * guard, both at ACTORS_MAX_GAP_FRAC: the gap
  * rule of invocations_opts.max_gap_frac, and the split rule (when the
  * segments alone are periodic, no invocation spans a pause longer than
  * that fraction of their period). Without them, breaks that recur
