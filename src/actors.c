@@ -357,6 +357,12 @@ static void measure_gaps(struct ctx *c)
 	}
 }
 
+/* Is sc a call of system call nr (with first argument arg0, if has_arg0)? */
+static bool call_of(const struct tl_syscall *sc, uint32_t nr, bool has_arg0, uint64_t arg0)
+{
+	return sc->nr == nr && (!has_arg0 || sc->arg0 == arg0);
+}
+
 /*
  * Where a thread waited on a futex: its address. Only futex waits can be
  * incidental: a rare wait in read() or poll() is as likely a release (a
@@ -388,13 +394,19 @@ static struct wait_site *site_slot(struct work *w, uint64_t key, size_t *nsites)
 	}
 }
 
+/* Is a site with count of the thread's waits incidental (rare)? */
+static bool site_rare(const struct work *w, size_t count)
+{
+	return count * ACTORS_WAIT_RARE_DIV < w->nwaits;
+}
+
 /*
  * The waits that end fragments [0, m) (not the last: no run follows it):
- * counted at their sites in w->sites (mark false: returns the number of
- * sites), or marked as continuing where their site is incidental (mark
- * true: returns how many). SIZE_MAX: more than ACTORS_SITES_MAX sites.
- * runs are the thread's from the first fragment; its calls are in time
- * order and do not overlap.
+ * counted in w->nwaits and, on a futex, at their sites in w->sites (mark
+ * false: returns the number of sites), or marked as continuing where their
+ * site is incidental (mark true: returns how many). SIZE_MAX: more than
+ * ACTORS_SITES_MAX sites. runs are the thread's from the first fragment;
+ * its calls are in time order and do not overlap.
  */
 static size_t wait_sites(const struct ctx *c, const struct tl_thread *th, const struct tl_run *runs, size_t m,
 			 struct work *w, bool mark)
@@ -408,6 +420,7 @@ static size_t wait_sites(const struct ctx *c, const struct tl_thread *th, const 
 
 		if (w->frag[j].continues || runs[j].end_state == QT_END_EXITED)
 			continue;
+		w->nwaits += !mark;
 		while (sc < sc_end && sc->end < e)
 			sc++;
 		if (sc == sc_end || sc->start > e || !futex_wait(c, sc))
@@ -419,7 +432,7 @@ static size_t wait_sites(const struct ctx *c, const struct tl_thread *th, const 
 			s->count++;
 			continue;
 		}
-		if (s->count * ACTORS_WAIT_RARE_DIV < w->nwaits) {
+		if (site_rare(w, s->count)) {
 			w->frag[j].continues = true;
 			bad++;
 		}
@@ -440,12 +453,10 @@ static size_t mark_incidental(const struct ctx *c, const struct tl_thread *th, c
 		return 0;
 	memset(w->sites, 0, ACTORS_SITES_SLOTS * sizeof(*w->sites));
 	w->nwaits = 0;
-	for (size_t j = 0; j + 1 < m; j++)
-		w->nwaits += !w->frag[j].continues && runs[j].end_state != QT_END_EXITED;
 	if (wait_sites(c, th, runs, m, w, false) == SIZE_MAX)
 		return 0;
 	for (size_t i = 0; i < ACTORS_SITES_SLOTS; i++)
-		if (w->sites[i].count && w->sites[i].count * ACTORS_WAIT_RARE_DIV < w->nwaits)
+		if (w->sites[i].count && site_rare(w, w->sites[i].count))
 			rare += w->sites[i].count;
 	/* Most waits must be the usual ones: else no site is a release, or every one is. */
 	if (rare * ACTORS_WAIT_USUAL_DIV > w->nwaits)
@@ -497,7 +508,7 @@ static size_t gather(const struct ctx *c, struct work *w, const struct cand *cd,
 		for (size_t j = th->sc0; j < th->sc0 + th->nsc; j++) {
 			const struct tl_syscall *sc = &tl->sc[j];
 
-			if (sc->nr != cd->nr || (cd->has_arg0 && sc->arg0 != cd->arg0))
+			if (!call_of(sc, cd->nr, cd->has_arg0, cd->arg0))
 				continue;
 			w->frag[m].start_ns = sc->start;
 			w->frag[m].end_ns = sc->end > sc->start ? (int64_t)sc->end : (int64_t)sc->start;
@@ -613,11 +624,8 @@ static size_t occurrences_in(const struct ctx *c, const struct actor *a, const s
 
 	if (a->kind == ACTOR_THREAD)
 		return iv->last - iv->first + 1;
-	for (size_t j = iv->first; j <= iv->last; j++) {
-		const struct tl_syscall *sc = &c->tl->sc[j];
-
-		n += sc->nr == a->syscall_nr && (!a->has_arg0 || sc->arg0 == a->arg0);
-	}
+	for (size_t j = iv->first; j <= iv->last; j++)
+		n += call_of(&c->tl->sc[j], a->syscall_nr, a->has_arg0, a->arg0);
 	return n;
 }
 
@@ -738,7 +746,8 @@ static int add_overruns(const struct ctx *c, struct actor *a, int64_t *t, int64_
 		return -ENOMEM;
 	for (size_t k = 0; k < a->ninv; k++) {
 		bool start_here = bi < nsb && sb[bi].before == k;
-		bool started_late = (bi < nsb && sb[bi].late == k) || (bi > 0 && sb[bi - 1].late == k);
+		/* the break before k, if any, was taken at k - 1 */
+		bool started_late = bi > 0 && sb[bi - 1].late == k;
 
 		if (start_here) {
 			struct actor_break x = sb[bi++];
@@ -1112,8 +1121,7 @@ static int choose(struct ctx *c, const struct analysis_opts *o, struct cand **ou
 				cd.kind = ACTOR_THREAD;
 			} else {
 				for (size_t j = x->sc0; j < x->sc0 + x->nsc; j++)
-					calls += tl->sc[j].nr == (uint32_t)nr &&
-						 (!sp.has_arg0 || tl->sc[j].arg0 == sp.arg0);
+					calls += call_of(&tl->sc[j], (uint32_t)nr, sp.has_arg0, sp.arg0);
 				if (!calls)
 					continue;
 				cd.kind = ACTOR_SYSCALL;
