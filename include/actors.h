@@ -24,7 +24,8 @@
  * and the runs it continues into by preemption are left out: their
  * invocation began before the recording and its start is unknown. So is
  * the first segment (runs up to the first voluntary pause) of a thread born
- * during the recording: its set-up, whose distance to the first real
+ * during the recording, or that started a program (exec) during it (the
+ * traced command's first thread): its set-up, whose distance to the first real
  * invocation would be a break in every pipeline that starts. A run still
  * running at the end (TL_RUN_END_CUT) keeps its real start; one whose
  * switch-in was not reported (TL_RUN_START_UNSURE) the start its kernel
@@ -54,6 +55,12 @@
  * that was no break). Applied when the thread's calls were recorded (a
  * target) and the incidental waits are at most 1/ACTORS_WAIT_USUAL_DIV of
  * its waits (otherwise no site is usual enough to be the release).
+ * Uninterruptible sleeps (a run that ended blocked: disk I/O, the kernel
+ * throttling a writer, a kernel lock) are incidental too, calls recorded
+ * or not, when they are at most 1/ACTORS_WAIT_USUAL_DIV of the thread's
+ * waits: a thread is released from an interruptible sleep (a timer, a
+ * futex, a poll); a recorder's fdatasync() that blocks 30 ms is its work
+ * held, not the start of the next period.
  *
  * Overruns and completion breaks (thread actors of a periodic actor). An
  * invocation's held time is its span less its time on a CPU: preempted,
@@ -96,7 +103,12 @@
  * leave several such; then the one whose delay reaches the most other
  * breaking actors wins (it explains the most), then the one with the worst
  * break relative to its period, then the earliest first trusted break,
- * then the lower index.
+ * then the lower index. Where some breaking actor has a major break (late
+ * by 1/ACTORS_MAJOR_DIV of its period or more, the floor the pattern
+ * search mines by default), only those compete, and only they count as
+ * feeding each other: a camera source 1 ms late on a 40 ms period is not
+ * the answer when the file writer after it stalls 160 ms. The others keep
+ * their flags (fed).
  */
 #ifndef QT_ACTORS_H
 #define QT_ACTORS_H
@@ -245,6 +257,7 @@ struct actors_result {
 #define ACTORS_WAIT_RARE_DIV 10		/* a site with < 1/10 of the waits is incidental */
 #define ACTORS_WAIT_USUAL_DIV 4		/* ... when they are <= 1/4 of the waits */
 #define ACTORS_OVERRUN_DIV 4		/* an overrun is at least 1/4 of the period */
+#define ACTORS_MAJOR_DIV 10		/* a major break is late by at least 1/10 of the period */
 
 /* Zero-initialised (or NULL) means the defaults above. */
 struct actors_opts {

@@ -399,6 +399,18 @@ const char *critical_cat_name(enum crit_cat cat, uint16_t sub, const struct trac
 void critical__json(const struct critical_result *r, const struct analysis *a, json_writer_t *w);
 /* The breaks whose paths JSON and HTML list: the first (worst) --break-paths of them. */
 size_t critical__breaks_listed(const struct critical_result *r, const struct analysis *a);
+
+struct holdup;
+
+/*
+ * The holdup (holdup.h) that tells why break b's target overran better
+ * than its path does: the target was asleep or blocked in the kernel for
+ * most of its overrun, and the path blames no other thread (it names a
+ * release, a wait within the invocation, or the actor itself).
+ * *desc (descl bytes, may be NULL) gets "165 ms blocked in writev()".
+ */
+bool critical__break_holdup(const struct analysis *a, const struct crit_break *b, struct holdup *h,
+			    char *desc, size_t descl);
 /* The report's critical-path section. */
 void critical__print(const struct critical_result *r, const struct analysis *a, FILE *f,
 		     const struct report_style *st);

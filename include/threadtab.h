@@ -18,6 +18,7 @@
 #define TT_KTHREAD 0x1	/* kernel thread */
 #define TT_BORN 0x2	/* forked during the recording */
 #define TT_DIED 0x4	/* exited during the recording */
+#define TT_EXECED 0x10	/* started a new program during the recording */
 #define TT_GUESSED 0x8	/* seen in records only: name from the end snapshot or unknown */
 
 struct tt_thread {
@@ -45,6 +46,8 @@ int threadtab__snapshot(struct threadtab *tt, const struct tf_thread *t, size_t 
 /* A child of kthreadd (parent_pid 2) is a kernel thread. */
 int threadtab__fork(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid, uint32_t parent_pid,
 		    const char *comm);
+/* A rename that is an exec: also flags the thread TT_EXECED. */
+int threadtab__exec(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid, const char *comm);
 int threadtab__rename(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid,
 		      const char *comm);
 int threadtab__exit(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid,

@@ -465,6 +465,29 @@ static size_t mark_incidental(const struct ctx *c, const struct tl_thread *th, c
 }
 
 /*
+ * The uninterruptible sleeps between fragments [0, m) continue their
+ * invocation (actors.h) when they are at most 1/ACTORS_WAIT_USUAL_DIV of
+ * the thread's waits. Returns how many were marked.
+ */
+static size_t mark_blocked(const struct tl_run *runs, size_t m, struct work *w)
+{
+	size_t waits = 0, blocked = 0;
+
+	for (size_t j = 0; j + 1 < m; j++) {
+		if (w->frag[j].continues || runs[j].end_state == QT_END_EXITED)
+			continue;
+		waits++;
+		blocked += runs[j].end_state == QT_END_BLOCKED;
+	}
+	if (!blocked || blocked * ACTORS_WAIT_USUAL_DIV > waits)
+		return 0;
+	for (size_t j = 0; j + 1 < m; j++)
+		if (!w->frag[j].continues && runs[j].end_state == QT_END_BLOCKED)
+			w->frag[j].continues = true;
+	return blocked;
+}
+
+/*
  * The fragments of a candidate into w->frag (and w->idx for syscalls).
  * Returns their number; *ncut gets the runs left out at the start.
  */
@@ -481,11 +504,12 @@ static size_t gather(const struct ctx *c, struct work *w, const struct cand *cd,
 
 		/*
 		 * The invocation under way at the start began at an unknown
-		 * time; the first segment of a thread born in the recording is
-		 * its set-up, not its loop (its "interval" to the first real
-		 * invocation would be a break in every pipeline that starts).
+		 * time; the first segment of a thread born (or of a program
+		 * started) in the recording is its set-up, not its loop (its
+		 * "interval" to the first real invocation would be a break in
+		 * every pipeline that starts).
 		 */
-		if (th->nrun && ((runs[0].flags & TL_RUN_START_CUT) || (th->flags & TT_BORN))) {
+		if (th->nrun && ((runs[0].flags & TL_RUN_START_CUT) || (th->flags & (TT_BORN | TT_EXECED)))) {
 			while (j < th->nrun && runs[j].end_state == QT_END_PREEMPTED)
 				j++;
 			j = j < th->nrun ? j + 1 : j;
@@ -503,7 +527,8 @@ static size_t gather(const struct ctx *c, struct work *w, const struct cand *cd,
 			w->frag[m].continues = runs[j].end_state == QT_END_PREEMPTED;
 			m++;
 		}
-		w->nincidental = mark_incidental(c, th, runs + (w->idx0 - th->run0), m, w);
+		w->nincidental = mark_blocked(runs + (w->idx0 - th->run0), m, w);
+		w->nincidental += mark_incidental(c, th, runs + (w->idx0 - th->run0), m, w);
 	} else {
 		for (size_t j = th->sc0; j < th->sc0 + th->nsc; j++) {
 			const struct tl_syscall *sc = &tl->sc[j];
@@ -1460,6 +1485,13 @@ static bool breaks_earlier(const struct actors_result *r, size_t x, size_t y)
 	return x < y;
 }
 
+/* A break late by at least 1/ACTORS_MAJOR_DIV of the period (trusted). */
+static bool is_major(const struct actor *a)
+{
+	return a->breaking && a->st.period_ns > 0 &&
+	       a->worst_lateness_ns * ACTORS_MAJOR_DIV >= a->st.period_ns;
+}
+
 static int find_upstream(struct ctx *c)
 {
 	struct actors_result *r = c->r;
@@ -1519,17 +1551,30 @@ static int find_upstream(struct ctx *c)
 		for (size_t x = 0; x < nb && !r->v[brk[y]].fed; x++)
 			if (x != y && reach[x * nb + y] && !reach[y * nb + x])
 				r->v[brk[y]].fed = true;
-	/* Among the unfed: widest reach, then worst relative lateness, then earliest. */
+	/*
+	 * Among the unfed: widest reach, then worst relative lateness, then
+	 * earliest. Where some actor has a major break, only those compete,
+	 * fed among themselves: jitter of a source is no answer when the
+	 * writer after it stalls for periods on end.
+	 */
 	{
 		size_t best_reach = 0;
 		double best_late = 0;
+		bool any_major = false;
 
+		for (size_t y = 0; y < nb; y++)
+			any_major = any_major || is_major(&r->v[brk[y]]);
 		for (size_t y = 0; y < nb; y++) {
 			size_t i = brk[y], n = 0;
 			double late;
-			bool better;
+			bool better, fed = false;
 
-			if (r->v[i].fed)
+			if (any_major && !is_major(&r->v[i]))
+				continue;
+			for (size_t x = 0; x < nb && !fed; x++)
+				fed = x != y && (!any_major || is_major(&r->v[brk[x]])) && reach[x * nb + y] &&
+				      !reach[y * nb + x];
+			if (fed)
 				continue;
 			for (size_t z = 0; z < nb; z++)
 				n += z != y && reach[y * nb + z];

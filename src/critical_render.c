@@ -10,8 +10,11 @@
 #include "actors.h"
 #include "critical.h"
 #include "gantt_csv.h"
+#include "holdup.h"
 #include "parse.h"
 #include "report.h"
+#include "syscall_names.h"
+#include "tracefile.h"
 
 #define TOP_ROWS 5		/* rows of a share table without -v */
 #define TOP_BREAKS 3
@@ -323,6 +326,66 @@ static void json_culprit(json_writer_t *w, const struct analysis *a, const struc
 	jsonw_end_object(w);
 }
 
+bool critical__break_holdup(const struct analysis *a, const struct crit_break *b, struct holdup *h,
+			    char *desc, size_t descl)
+{
+	const struct actor *ac;
+	const struct crit_share *c = &b->culprit;
+
+	if (!a->tl || !a->actors || b->actor >= a->actors->n)
+		return false;
+	ac = &a->actors->v[b->actor];
+	if (!holdup__explains(a->tl, ac, &ac->breaks[b->brk], h))
+		return false;
+	/* Another thread the path blames stays the answer: a lock holder, a hog. */
+	if (b->release_excess_ns <= b->excess_ns && c->ns && c->thread != CRIT_NONE && c->thread != ac->thread)
+		return false;
+	if (desc)
+		holdup__describe(h, a->trace ? tf_kv_get(&a->trace->meta, TF_META_ARCH) : NULL, desc, descl);
+	return true;
+}
+
+/* The break's holdup when it tells the story (critical__break_holdup), else null. */
+static void json_holdup(json_writer_t *w, const struct analysis *a, const struct crit_break *b)
+{
+	struct holdup h;
+	char buf[32];
+	const char *name;
+
+	jsonw_name(w, "holdup");
+	if (!critical__break_holdup(a, b, &h, NULL, 0)) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_start_object(w);
+	jsonw_i64_field(w, "off_cpu_ns", h.off_ns);
+	jsonw_i64_field(w, "runnable_ns", h.runnable_ns);
+	jsonw_i64_field(w, "asleep_ns", h.sleep_ns);
+	jsonw_i64_field(w, "blocked_ns", h.blocked_ns);
+	jsonw_string_field(w, "state", holdup__state(&h));
+	jsonw_name(w, "syscall");
+	if (h.call_nr == HOLDUP_NO_CALL) {
+		jsonw_null(w);
+	} else {
+		name = syscall_name(a->trace ? tf_kv_get(&a->trace->meta, TF_META_ARCH) : NULL, h.call_nr);
+		if (!name) {
+			snprintf(buf, sizeof(buf), "%u", h.call_nr);
+			name = buf;
+		}
+		jsonw_start_object(w);
+		jsonw_string_field(w, "name", name);
+		jsonw_u64_field(w, "nr", h.call_nr);
+		jsonw_u64_field(w, "arg0", h.call_arg0);
+		jsonw_i64_field(w, "start_ns", h.call_start_ns);
+		jsonw_i64_field(w, "end_ns", h.call_end_ns);
+		jsonw_i64_field(w, "off_cpu_ns", h.call_off_ns);
+		jsonw_i64_field(w, "asleep_ns", h.call_sleep_ns);
+		jsonw_i64_field(w, "blocked_ns", h.call_blocked_ns);
+		jsonw_end_object(w);
+	}
+	jsonw_end_object(w);
+}
+
 size_t critical__breaks_listed(const struct critical_result *r, const struct analysis *a)
 {
 	size_t max = a->opts.break_paths;
@@ -369,6 +432,7 @@ static void json_actors(json_writer_t *w, const struct critical_result *r, const
 		jsonw_i64_field(w, "end_ns", br->path.end_ns);
 		jsonw_bool_field(w, "data_missing", ab->data_missing);
 		json_culprit(w, a, br);
+		json_holdup(w, a, br);
 		json_shares(w, a, br->path.share, br->path.nshare);
 		json_segments(w, a, &br->path);
 		jsonw_end_object(w);
@@ -488,8 +552,18 @@ static void print_inline(FILE *f, const struct analysis *a, const struct crit_sh
 static void print_culprit(FILE *f, const struct analysis *a, const struct crit_break *b, uint32_t self)
 {
 	const struct crit_share *c = &b->culprit;
+	const struct actor_break *ab = &a->actors->v[b->actor].breaks[b->brk];
+	struct holdup h;
 	char b1[32], b2[64];
 
+	if (critical__break_holdup(a, b, &h, b2, sizeof(b2))) {
+		fmt_duration(b1, sizeof(b1), h.off_ns);
+		if (ab->into_before)
+			fprintf(f, "invocation %zu was held %s, %s", actor_break_target(ab), b1, b2);
+		else
+			fprintf(f, "held %s, %s", b1, b2);
+		return;
+	}
 	fmt_duration(b1, sizeof(b1), c->ns);
 	/* The larger excess tells the story: a late release, or what the chain waited for. */
 	if (b->release_excess_ns > b->excess_ns) {

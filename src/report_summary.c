@@ -10,16 +10,58 @@
 
 #include "actors.h"
 #include "critical.h"
+#include "holdup.h"
 #include "parse.h"
 #include "patterns.h"
 #include "report.h"
+#include "syscall_names.h"
+#include "tracefile.h"
 
 #define WORST 5
 
-/* The breaking actors the upstream one reaches over the kept wakeup edges. */
-static size_t downstream(const struct actors_result *ar, size_t u, bool *seen)
+/*
+ * y's trusted breaks that come after one of u's, and of the others how
+ * many and the worst lateness. A downstream actor can break on its own;
+ * only the first kind is u's delay propagating: y late within one of its
+ * periods after u was, and not by much more than u (a delay passes down
+ * a pipeline, it does not grow: a quarter of y's period more, a writer
+ * stalled 20 ms while the source before it was 2 ms late, is a cause of
+ * its own). Breaks are in time order.
+ */
+struct follow {
+	size_t after, own;
+	int64_t own_worst_ns;
+};
+
+static struct follow follows(const struct actor *u, const struct actor *y)
 {
-	size_t queue[64], qh = 0, qt = 0, n = 0;
+	struct follow fo = { 0, 0, 0 };
+	size_t i = 0;
+
+	for (size_t j = 0; j < y->nbreaks; j++) {
+		const struct actor_break *by = &y->breaks[j];
+
+		if (by->data_missing)
+			continue;
+		while (i < u->nbreaks && (u->breaks[i].data_missing ||
+					  u->breaks[i].end_ns + (int64_t)y->st.period_ns < by->end_ns))
+			i++;
+		if (i < u->nbreaks && u->breaks[i].start_ns <= by->end_ns &&
+		    by->lateness_ns * ACTORS_OVERRUN_DIV <= u->breaks[i].lateness_ns * ACTORS_OVERRUN_DIV +
+								  (int64_t)y->st.period_ns) {
+			fo.after++;
+		} else {
+			fo.own++;
+			fo.own_worst_ns = by->lateness_ns > fo.own_worst_ns ? by->lateness_ns : fo.own_worst_ns;
+		}
+	}
+	return fo;
+}
+
+/* seen[y]: the upstream actor u reaches y over the kept wakeup edges. */
+static void downstream(const struct actors_result *ar, size_t u, bool *seen)
+{
+	size_t queue[64], qh = 0, qt = 0;
 
 	memset(seen, 0, ar->n);
 	seen[u] = true;
@@ -33,12 +75,60 @@ static size_t downstream(const struct actors_result *ar, size_t u, bool *seen)
 			if (ar->edges[e].from != x || seen[y])
 				continue;
 			seen[y] = true;
-			n += ar->v[y].breaking;
 			if (qt < sizeof(queue) / sizeof(queue[0]))
 				queue[qt++] = y;
 		}
 	}
-	return n;
+}
+
+/*
+ * The breaking actors downstream of the upstream one whose breaks follow
+ * its breaks ("the delay propagates to dec, sink"); then those that also
+ * break on their own, by a major break worse than the upstream actor's
+ * worst (minor jitter of their own is no news), on one line.
+ */
+static void list_downstream(FILE *f, const struct actors_result *ar, const bool *seen)
+{
+	const struct actor *u = &ar->v[ar->upstream], *who = NULL;
+	size_t n = 0;
+	int64_t worst = 0;
+	char b1[32];
+
+	for (size_t i = 0; i < ar->n; i++) {
+		struct follow fo;
+
+		if (i == (size_t)ar->upstream || !seen[i] || !ar->v[i].breaking)
+			continue;
+		fo = follows(u, &ar->v[i]);
+		if (!fo.after)
+			continue;
+		fprintf(f, "%s%s", n++ ? ", " : ";\n   the delay propagates to ",
+			ar->v[i].comm[0] ? ar->v[i].comm : ar->v[i].name);
+		if (fo.own)
+			fprintf(f, " (%zu of its %zu breaks)", fo.after, fo.after + fo.own);
+	}
+	n = 0;
+	for (size_t i = 0; i < ar->n; i++) {
+		const struct actor *y = &ar->v[i];
+		struct follow fo;
+
+		if (i == (size_t)ar->upstream || !seen[i] || !y->breaking)
+			continue;
+		fo = follows(u, y);
+		if (fo.own_worst_ns <= u->worst_lateness_ns ||
+		    fo.own_worst_ns * ACTORS_MAJOR_DIV < (int64_t)y->st.period_ns)
+			continue;
+		fprintf(f, "%s%s %zu time%s", n ? ", " : ";\n   breaking on their own too (not after its breaks): ",
+			y->comm[0] ? y->comm : y->name, fo.own, fo.own == 1 ? "" : "s");
+		if (!n || fo.own_worst_ns > worst) {
+			worst = fo.own_worst_ns;
+			who = y;
+		}
+		n++;
+	}
+	if (n)
+		fprintf(f, "; the worst %s late (%s)", fmt_duration(b1, sizeof(b1), worst),
+			who->comm[0] ? who->comm : who->name);
 }
 
 static void first_answer(const struct analysis *a, FILE *f, const struct report_style *st)
@@ -54,16 +144,9 @@ static void first_answer(const struct analysis *a, FILE *f, const struct report_
 	fprintf(f, "1. %s%s%s is the first to break its %s period: %zu break%s, the worst %s late",
 		rs_bold(st), u->name, rs_reset(st), fmt_duration(b1, sizeof(b1), (int64_t)u->st.period_ns),
 		trusted, trusted == 1 ? "" : "s", fmt_duration(b2, sizeof(b2), u->worst_lateness_ns));
-	if (ar->n <= sizeof(seen) && downstream(ar, ar->upstream, seen)) {
-		const char *sep = "";
-
-		fprintf(f, ";\n   the delay propagates to ");
-		for (size_t i = 0; i < ar->n; i++) {
-			if (i != (size_t)ar->upstream && seen[i] && ar->v[i].breaking) {
-				fprintf(f, "%s%s", sep, ar->v[i].comm[0] ? ar->v[i].comm : ar->v[i].name);
-				sep = ", ";
-			}
-		}
+	if (ar->n <= sizeof(seen)) {
+		downstream(ar, ar->upstream, seen);
+		list_downstream(f, ar, seen);
 	}
 	fprintf(f, ".\n");
 }
@@ -90,7 +173,8 @@ static bool same_culprit(const struct analysis *a, const struct crit_break *x, c
  * count: one break 4.8 ms late behind a bulk writer says more than two
  * 0.5 ms late behind a kernel thread.
  */
-static long most_blamed(const struct analysis *a, const struct crit_break *const *worst, size_t n, size_t *count)
+static long most_blamed(const struct analysis *a, const struct crit_break *const *worst, size_t n, size_t *count,
+			int64_t *cost)
 {
 	int64_t most = 0;
 	long best = -1;
@@ -112,7 +196,74 @@ static long most_blamed(const struct analysis *a, const struct crit_break *const
 			best = (long)i;
 		}
 	}
+	*cost = most;
 	return best;
+}
+
+/*
+ * The system call (or the kernel outside any, HOLDUP_NO_CALL) whose
+ * holdups tell the story of the most time among worst[0..n), with how
+ * many breaks and the range of their times; false if none does.
+ */
+struct held_answer {
+	uint32_t nr;
+	size_t count;
+	int64_t sum, lo, hi;
+	const char *state;
+	char what[64];
+};
+
+static bool most_held(const struct analysis *a, const struct crit_break *const *worst, size_t n,
+		      struct held_answer *out)
+{
+	struct holdup h[WORST];
+	bool tells[WORST];
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		tells[i] = critical__break_holdup(a, worst[i], &h[i], NULL, 0);
+	for (size_t i = 0; i < n; i++) {
+		struct held_answer c = { .nr = h[i].call_nr, .lo = INT64_MAX, .state = holdup__state(&h[i]) };
+
+		if (!tells[i])
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			int64_t v;
+
+			if (!tells[j] || h[j].call_nr != c.nr)
+				continue;
+			v = c.nr == HOLDUP_NO_CALL ? h[j].blocked_ns : h[j].call_sleep_ns + h[j].call_blocked_ns;
+			c.count++;
+			c.sum += v;
+			c.lo = v < c.lo ? v : c.lo;
+			c.hi = v > c.hi ? v : c.hi;
+		}
+		if (c.sum > out->sum)
+			*out = c;
+	}
+	if (!out->count)
+		return false;
+	if (out->nr == HOLDUP_NO_CALL) {
+		snprintf(out->what, sizeof(out->what), "in the kernel");
+	} else {
+		const char *name = syscall_name(a->trace ? tf_kv_get(&a->trace->meta, TF_META_ARCH) : NULL, out->nr);
+
+		if (name)
+			snprintf(out->what, sizeof(out->what), "in %s()", name);
+		else
+			snprintf(out->what, sizeof(out->what), "in system call %u", out->nr);
+	}
+	return true;
+}
+
+/* "in its one break", "in 3 of its 5 worst breaks" */
+static const char *in_breaks(char *buf, size_t len, size_t count, size_t n)
+{
+	if (n == 1)
+		snprintf(buf, len, "in its one break");
+	else
+		snprintf(buf, len, "in %zu of its %zu worst breaks", count, n);
+	return buf;
 }
 
 /* The cause that cost the upstream actor's worst breaks the most. */
@@ -121,8 +272,10 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 	const struct critical_result *cr = a->critical;
 	const struct crit_break *worst[WORST];
 	size_t n = 0, best_count;
+	int64_t best_cost;
+	struct held_answer held;
 	long best;
-	char name[96], b1[32], b2[32], threads[48] = "";
+	char name[96], b1[32], b2[32], threads[48] = "", in[48];
 
 	/* Breaks over missing data are listed, not trusted: the first answer does not count them either. */
 	for (size_t i = 0; i < cr->nbreaks && n < WORST; i++)
@@ -131,7 +284,18 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 			worst[n++] = &cr->breaks[i];
 	if (!n)
 		return;
-	best = most_blamed(a, worst, n, &best_count);
+	best = most_blamed(a, worst, n, &best_count, &best_cost);
+	/* The call names what a category (a wait within the invocation, a release) only hints at. */
+	if (most_held(a, worst, n, &held) &&
+	    (best < 0 || held.sum >= best_cost || worst[best]->culprit.thread == CRIT_NONE ||
+	     worst[best]->culprit.thread == a->actors->v[a->actors->upstream].thread)) {
+		fmt_duration(b1, sizeof(b1), held.lo);
+		fmt_duration(b2, sizeof(b2), held.hi);
+		fprintf(f, "2. What delayed it: %s, it was %s %s%s%s (%s%s%s).\n",
+			in_breaks(in, sizeof(in), held.count, n), held.state, rs_bold(st), held.what, rs_reset(st),
+			b1, strcmp(b1, b2) ? " to " : "", strcmp(b1, b2) ? b2 : "");
+		return;
+	}
 	if (!best_count) {
 		const struct crit_break *b = worst[0];
 
@@ -147,7 +311,6 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 		int64_t lo = INT64_MAX, hi = 0;
 		bool match[WORST];
 		size_t distinct = 0;
-		char in[48];
 
 		for (size_t j = 0; j < n; j++) {
 			int64_t v = worst[j]->excess_ns;
@@ -172,10 +335,7 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 		/* a range whose ends print the same ("24.1 ms to 24.1 ms") is one value */
 		fmt_duration(b1, sizeof(b1), lo);
 		fmt_duration(b2, sizeof(b2), hi);
-		if (n == 1)
-			snprintf(in, sizeof(in), "in its one break");
-		else
-			snprintf(in, sizeof(in), "in %zu of its %zu worst breaks", best_count, n);
+		in_breaks(in, sizeof(in), best_count, n);
 		fprintf(f, "2. What delayed it: %s, %s%s%s%s (%s%s%s%s more than usual).\n",
 			in, c->thread != CRIT_NONE && c->held_ns > c->run_ns ? "it waited for the CPU behind " :
 			c->thread != CRIT_NONE ? "the critical path ran through " : "the path waited on ",

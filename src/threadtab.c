@@ -253,6 +253,19 @@ int threadtab__rename(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t 
 	return add_name(tt, i, ts, comm);
 }
 
+int threadtab__exec(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid, const char *comm)
+{
+	int err = threadtab__rename(tt, ts, tid, pid, comm);
+	uint32_t i;
+
+	if (err || !tid)
+		return err;
+	i = threadtab__resolve(tt, tid, ts, pid);
+	if (i != TT_NONE)
+		tt->t[i].flags |= TT_EXECED;
+	return 0;
+}
+
 int threadtab__exit(struct threadtab *tt, uint64_t ts, uint32_t tid, uint32_t pid,
 		    const char *comm)
 {

@@ -174,6 +174,8 @@ static int build_threadtab(struct builder *b)
 				err = threadtab__fork(b->tl->tt, r->h.ts, r->tid, r->tgid, r->parent_tgid, r->comm);
 			break;
 		case QT_REC_EXEC:
+			err = threadtab__exec(b->tl->tt, r->h.ts, r->tid, r->tgid, r->comm);
+			break;
 		case QT_REC_RENAME:
 			err = threadtab__rename(b->tl->tt, r->h.ts, r->tid, r->tgid, r->comm);
 			break;

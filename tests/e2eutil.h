@@ -114,6 +114,27 @@ static inline void e2e_scratch_close(struct e2e_scratch *s)
 	s->dir = NULL;
 }
 
+/*
+ * Runs argv (a qostrace record command) that writes into s's directory,
+ * unless s is kept and a run of it there already finished (the file
+ * `done` in it says so): a kept directory is recorded once.
+ */
+static inline void e2e_record_once(const struct e2e_scratch *s, char *const argv[], const char *done,
+				   int timeout_ms)
+{
+	char mark[512];
+	int status;
+
+	snprintf(mark, sizeof(mark), "%s/%s", s->dir, done);
+	if (s->keep && !access(mark, F_OK))
+		return;
+	status = e2e_run(argv, NULL, false, timeout_ms);
+	cr_assert(status != -1, "the recording did not finish within %d s", timeout_ms / 1000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d", status);
+	if (s->keep)
+		close(open(mark, O_CREAT | O_WRONLY, 0600));
+}
+
 /* A whole file as a string (the caller frees it). */
 static inline char *e2e_slurp(const char *path)
 {

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "synth_actor.h"
 #include "synth_lock.h"
+#include "synth_writer.h"
 #include "synth_trace.h"
 #include "timeline.h"
 
@@ -1532,5 +1533,85 @@ Test(actors, analysis_runs_the_stage)
 	an = NULL;
 	cr_assert_eq(analysis__run_trace(w.t, w.tl, &o, &an), -EINVAL);
 	cr_assert_null(an);
+	world_free(&w);
+}
+
+/* The writer of synth_writer.h, studied alone. */
+static const struct actor *writer_of(struct world *w, const struct writer_cfg *c)
+{
+	static const char *const spec[] = { "writer" };
+
+	memset(w, 0, sizeof(*w));
+	w->t = writer_trace(c);
+	cr_assert_eq(timeline__build(w->t, NULL, &w->tl), 0);
+	cr_assert_eq(world_analyse(w, spec, 1, NULL), 0);
+	cr_assert_eq(w->r->n, 1);
+	return &w->r->v[0];
+}
+
+/* The periods the writer of c runs (those due while it is held are skipped). */
+static size_t writer_periods(const struct writer_cfg *c, uint64_t *start, uint64_t *end, size_t max)
+{
+	size_t n = 0, k = 0;
+
+	while (k < c->periods) {
+		uint64_t a = writer_woken(c, k) + 10 * WR_US, b = a + WR_MS;
+
+		if (writer_stall(c, k))
+			b = a + 100 * WR_US + c->stall_ns + WR_MS;
+		if (n < max) {
+			start[n] = a;
+			end[n] = b;
+		}
+		n++;
+		for (k++; k < c->periods && writer_due(k) < b + 50 * WR_US; k++)
+			;
+	}
+	return n;
+}
+
+/*
+ * A write the kernel holds 22 ms, waking the writer every 8 ms (a gap as
+ * long as those between periods): blocked, the gaps are inside the
+ * invocation, which spans the whole stall; asleep (interruptible), they
+ * are taken for releases, as a thread's usual waits are.
+ */
+Test(actors, an_uninterruptible_sleep_continues_the_invocation)
+{
+	struct writer_cfg c = { .periods = 120, .every = 20, .stall_ns = 22 * WR_MS, .how = SYN_BLOCK,
+				.wake_ns = 8 * WR_MS };
+	uint64_t start[120], end[120];
+	size_t n = writer_periods(&c, start, end, 120);
+	struct world w;
+	const struct actor *a = writer_of(&w, &c);
+
+	cr_assert_eq(a->ninv, n, "%zu invocations for %zu periods", a->ninv, n);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(a->inv[i].start_ns, (int64_t)start[i], "invocation %zu", i);
+		cr_assert_eq(a->inv[i].end_ns, (int64_t)end[i], "invocation %zu", i);
+	}
+	cr_assert_eq(a->nincidental, 6 * 3, "%zu", a->nincidental);
+	world_free(&w);
+	c.how = SYN_SLEEP;
+	a = writer_of(&w, &c);
+	cr_assert_gt(a->ninv, n, "asleep: %zu invocations", a->ninv);
+	cr_assert_eq(a->nincidental, 0);
+	world_free(&w);
+}
+
+/*
+ * The traced command's first thread exists before the recording, then
+ * starts its program and sets up for 15 ms before its loop: that segment
+ * is no invocation, so the first interval is no break.
+ */
+Test(actors, the_set_up_of_a_program_started_in_the_recording_is_cut)
+{
+	struct writer_cfg c = { .periods = 60, .every = 1000, .how = SYN_BLOCK, .exec_setup_ns = 15 * WR_MS };
+	struct world w;
+	const struct actor *a = writer_of(&w, &c);
+
+	cr_assert_eq(a->ncut, 1);
+	cr_assert_eq(a->inv[0].start_ns, (int64_t)(writer_due(0) + 10 * WR_US));
+	cr_assert_eq(a->nbreaks, 0, "a break at %.3f ms", a->nbreaks ? a->breaks[0].start_ns / 1e6 : 0.0);
 	world_free(&w);
 }

@@ -20,6 +20,7 @@
 #include "actors.h"
 #include "analysis.h"
 #include "critical.h"
+#include "e2e_analysis.h"
 #include "e2eutil.h"
 #include "testutil.h"
 #include "timeline.h"
@@ -39,9 +40,7 @@ static struct {
 
 static struct e2e_scratch scratch;
 static char trace_path[256], log_path[256], qostrace[256];
-static struct trace *tr;
-static struct timeline *tl;
-static struct analysis *an;
+static struct e2e_analysis ea;
 static const struct actor *player;
 
 static void parse_log(void)
@@ -68,42 +67,27 @@ static void parse_log(void)
 
 static void record(void)
 {
-	char workload[256], done[300], err[512];
-	struct analysis_opts o;
+	char workload[256];
 
 	require_recording();
 	e2e_scratch_open(&scratch);
 	snprintf(trace_path, sizeof(trace_path), "%s/lock.qtrace", scratch.dir);
 	snprintf(log_path, sizeof(log_path), "%s/lock.log", scratch.dir);
-	snprintf(done, sizeof(done), "%s/lock.done", scratch.dir);
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(workload, sizeof(workload), "%s/workloads/qt_lock", build_dir());
-	if (!scratch.keep || access(done, F_OK)) {
+	{
 		char *argv[] = { qostrace, "record", "-q", "--force", "-o", trace_path, "--", workload, log_path, NULL };
-		int status = e2e_run(argv, NULL, false, 60000);
 
-		cr_assert(status != -1, "the recording did not finish within 60 s");
-		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d", status);
-		if (scratch.keep)
-			close(open(done, O_CREAT | O_WRONLY, 0600));
+		e2e_record_once(&scratch, argv, "lock.done", 60000);
 	}
 	parse_log();
-	cr_assert_eq(trace__load(trace_path, NULL, &tr, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(tr->lost_events, 0, "%llu events lost", (unsigned long long)tr->lost_events);
-	cr_assert_eq(timeline__build(tr, NULL, &tl), 0);
-	analysis_opts_default(&o);
-	cr_assert_eq(analysis__run_trace(tr, tl, &o, &an), 0);
-	for (size_t i = 0; i < an->actors->n && !player; i++)
-		if (an->actors->v[i].kind == ACTOR_THREAD && tl->threads[an->actors->v[i].thread].tid == (uint32_t)lg.player)
-			player = &an->actors->v[i];
-	cr_assert_not_null(player, "the player is no actor");
+	e2e_analyse(trace_path, &ea);
+	player = e2e_thread_actor(&ea, lg.player, "player");
 }
 
 static void cleanup(void)
 {
-	analysis__free(an);
-	timeline__free(tl);
-	trace__free(tr);
+	e2e_analysis_free(&ea);
 	e2e_scratch_close(&scratch);
 }
 
@@ -113,26 +97,16 @@ Test(e2e_lock, the_player_breaks_its_period)
 {
 	cr_assert(player->st.periodic, "QCoD %g", player->st.qcod);
 	cr_assert(llabs((int64_t)player->st.period_ns - 10000000) < 100000, "period %.0f ns", player->st.period_ns);
-	cr_assert_eq(an->actors->upstream, player - an->actors->v, "first to break: %s",
-		     an->actors->upstream >= 0 ? an->actors->v[an->actors->upstream].name : "none");
+	cr_assert_eq(ea.an->actors->upstream, player - ea.an->actors->v, "first to break: %s",
+		     ea.an->actors->upstream >= 0 ? ea.an->actors->v[ea.an->actors->upstream].name : "none");
 }
 
-/* The critical-path entry of a break of the player, or NULL. */
-static const struct crit_break *path_of(size_t brk)
-{
-	const struct critical_result *cr = an->critical;
-
-	for (size_t i = 0; i < cr->nbreaks; i++)
-		if (cr->breaks[i].actor == (size_t)(player - an->actors->v) && cr->breaks[i].brk == brk)
-			return &cr->breaks[i];
-	return NULL;
-}
 
 Test(e2e_lock, each_lock_wait_is_inside_a_break_blamed_on_the_logger)
 {
 	size_t long_waits = 0, found = 0;
 
-	cr_assert_not_null(an->critical);
+	cr_assert_not_null(ea.an->critical);
 	for (size_t i = 0; i < lg.nw; i++) {
 		const struct wait *w = &lg.w[i];
 		const struct actor_break *hit = NULL;
@@ -150,16 +124,16 @@ Test(e2e_lock, each_lock_wait_is_inside_a_break_blamed_on_the_logger)
 				hit = x;
 		}
 		cr_assert_not_null(hit, "the wait at %.3f s (%.2f ms) is in no break's invocation",
-				   (w->start - (int64_t)tl->start) / 1e9, (w->locked - w->start) / 1e6);
+				   (w->start - (int64_t)ea.tl->start) / 1e9, (w->locked - w->start) / 1e6);
 		/* released on time: the wait is inside, it did not start an invocation */
 		cr_assert_lt(w->start - player->inv[actor_break_target(hit)].start_ns, 1000000);
-		cb = path_of(b - 1);
-		cr_assert_not_null(cb, "the break at %.3f s has no critical path", (w->start - (int64_t)tl->start) / 1e9);
+		cb = e2e_break_path(&ea, player, b - 1);
+		cr_assert_not_null(cb, "the break at %.3f s has no critical path", (w->start - (int64_t)ea.tl->start) / 1e9);
 		cr_assert_neq(cb->culprit.thread, CRIT_NONE, "the culprit of the break at %.3f s is a kind of wait",
-			      (w->start - (int64_t)tl->start) / 1e9);
-		cr_assert_eq(tl->threads[cb->culprit.thread].tid, (uint32_t)lg.logger,
-			     "the break at %.3f s blames %s", (w->start - (int64_t)tl->start) / 1e9,
-			     tl->threads[cb->culprit.thread].comm);
+			      (w->start - (int64_t)ea.tl->start) / 1e9);
+		cr_assert_eq(ea.tl->threads[cb->culprit.thread].tid, (uint32_t)lg.logger,
+			     "the break at %.3f s blames %s", (w->start - (int64_t)ea.tl->start) / 1e9,
+			     ea.tl->threads[cb->culprit.thread].comm);
 		found++;
 	}
 	fprintf(stderr, "  %zu holds, %zu lock waits of 3 ms or more, each in a break blamed on the logger: %zu\n",

@@ -93,7 +93,7 @@ Test(threadtab, fork_exec_rename_exit)
 
 	threadtab__snapshot(tt, snap, N(snap), 50, false);
 	cr_assert_eq(threadtab__fork(tt, 1000, 200, 200, 1, "player"), 0);	/* a new process */
-	cr_assert_eq(threadtab__rename(tt, 1100, 200, 200, "decoder"), 0);	/* exec */
+	cr_assert_eq(threadtab__exec(tt, 1100, 200, 200, "decoder"), 0);
 	cr_assert_eq(threadtab__rename(tt, 1200, 200, 200, "decoder:vid"), 0);	/* prctl */
 	cr_assert_eq(threadtab__fork(tt, 1300, 201, 200, 200, "decoder:vid"), 0);	/* a thread of it */
 	cr_assert_eq(threadtab__exit(tt, 1900, 201, 200, "decoder:vid"), 0);
@@ -101,7 +101,7 @@ Test(threadtab, fork_exec_rename_exit)
 
 	i = threadtab__resolve(tt, 200, 1500, 0);
 	cr_assert_neq(i, TT_NONE);
-	cr_expect_eq(get(tt, i)->flags, TT_BORN | TT_DIED);
+	cr_expect_eq(get(tt, i)->flags, TT_BORN | TT_EXECED | TT_DIED);
 	cr_expect_eq(get(tt, i)->birth, 1000);
 	cr_expect_eq(get(tt, i)->death, 2000);
 	cr_expect_eq(get(tt, i)->pid, 200);

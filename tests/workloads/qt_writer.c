@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A recorder's file writer, for the end-to-end tests: the case where the
+ * kernel holds a period's work in a system call.
+ *
+ *   writer   released every 10 ms by an absolute timer (clock_nanosleep
+ *            TIMER_ABSTIME), write()s a 1 MiB frame to FILE; every
+ *            EVERY-th frame (from FIRST) it also fdatasync()s the file,
+ *            which blocks (uninterruptible) until the disk has the
+ *            frames written since the last one. Periods due meanwhile are
+ *            dropped, as a live recorder drops frames: the next one
+ *            waited for is the first due after the work.
+ *
+ * Usage: qt_writer FILE LOGFILE. Log lines (CLOCK_MONOTONIC ns):
+ *   writer tid=T
+ *   loop t0=NS                              the first period is due
+ *   sync iteration=K before=NS after=NS     around each fdatasync()
+ *   drop iteration=K                        a period that was due while it worked
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PERIOD_NS 10000000ll
+#define ITERATIONS 300
+#define FIRST 20
+#define EVERY 40
+#define FRAME (1 << 20)
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t at)
+{
+	struct timespec ts = { .tv_sec = at / 1000000000ll, .tv_nsec = at % 1000000000ll };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		;
+}
+
+int main(int argc, char **argv)
+{
+	char *frame;
+	FILE *wlog;
+	int64_t t0;
+	int fd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: qt_writer FILE LOGFILE\n");
+		return 2;
+	}
+	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	wlog = fopen(argv[2], "w");
+	frame = malloc(FRAME);
+	if (fd < 0 || !wlog || !frame) {
+		perror("qt_writer");
+		return 1;
+	}
+	memset(frame, 0x5a, FRAME);
+	prctl(PR_SET_NAME, "writer");
+	fprintf(wlog, "writer tid=%ld\n", (long)syscall(SYS_gettid));
+	fflush(wlog);
+	t0 = now_ns() + 50000000ll;
+	fprintf(wlog, "loop t0=%lld\n", (long long)t0);
+	for (int k = 0; k < ITERATIONS; k++) {
+		sleep_until(t0 + k * PERIOD_NS);
+		/* the frame differs each time, as video does */
+		frame[k % FRAME] ^= 1;
+		if (write(fd, frame, FRAME) != FRAME) {
+			perror("write");
+			return 1;
+		}
+		if (k >= FIRST && (k - FIRST) % EVERY == 0) {
+			int64_t b = now_ns(), a;
+
+			if (fdatasync(fd)) {
+				perror("fdatasync");
+				return 1;
+			}
+			a = now_ns();
+			fprintf(wlog, "sync iteration=%d before=%lld after=%lld\n", k, (long long)b, (long long)a);
+		}
+		while (k + 1 < ITERATIONS && t0 + (k + 1) * PERIOD_NS < now_ns())
+			fprintf(wlog, "drop iteration=%d\n", ++k);
+	}
+	/* the file is scratch: its blocks need not reach the disk again */
+	ftruncate(fd, 0);
+	close(fd);
+	fclose(wlog);
+	return 0;
+}
