@@ -360,6 +360,7 @@ static void json_holdup(json_writer_t *w, const struct analysis *a, const struct
 	jsonw_start_object(w);
 	jsonw_i64_field(w, "off_cpu_ns", h.off_ns);
 	jsonw_i64_field(w, "runnable_ns", h.runnable_ns);
+	jsonw_i64_field(w, "runnable_idle_ns", h.runnable_idle_ns);
 	jsonw_i64_field(w, "asleep_ns", h.sleep_ns);
 	jsonw_i64_field(w, "blocked_ns", h.blocked_ns);
 	jsonw_string_field(w, "state", holdup__state(&h));
@@ -554,7 +555,7 @@ static void print_culprit(FILE *f, const struct analysis *a, const struct crit_b
 	const struct crit_share *c = &b->culprit;
 	const struct actor_break *ab = &a->actors->v[b->actor].breaks[b->brk];
 	struct holdup h;
-	char b1[32], b2[64];
+	char b1[32], b2[96];
 
 	if (critical__break_holdup(a, b, &h, b2, sizeof(b2))) {
 		fmt_duration(b1, sizeof(b1), h.off_ns);

@@ -36,6 +36,39 @@ static void add_gap(int64_t *runnable, int64_t *sleep, int64_t *blocked, uint8_t
 		*sleep += ns;
 }
 
+/*
+ * The time CPU cpu ran no thread inside [g0, g1): by the runs of that CPU
+ * (tl->runs_by_cpu, in time order; runs on one CPU do not overlap).
+ */
+static int64_t idle_ns(const struct timeline *tl, uint16_t cpu, uint64_t g0, uint64_t g1)
+{
+	size_t lo, hi;
+	uint64_t busy = 0;
+
+	if (!tl->runs_by_cpu || cpu >= tl->ncpus)
+		return 0;
+	lo = tl->cpu_run0[cpu];
+	hi = tl->cpu_run0[cpu + 1];
+	/* the first run of the CPU that ends after g0 */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->runs[tl->runs_by_cpu[mid]].end <= g0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < tl->cpu_run0[cpu + 1]; i++) {
+		const struct tl_run *r = &tl->runs[tl->runs_by_cpu[i]];
+		uint64_t a = r->start > g0 ? r->start : g0, b = r->end < g1 ? r->end : g1;
+
+		if (r->start >= g1)
+			break;
+		busy += b > a ? b - a : 0;
+	}
+	return busy < g1 - g0 ? (int64_t)(g1 - g0 - busy) : 0;
+}
+
 void holdup__of_runs(const struct timeline *tl, size_t first, size_t last, struct holdup *h)
 {
 	const struct tl_thread *th;
@@ -60,6 +93,9 @@ void holdup__of_runs(const struct timeline *tl, size_t first, size_t last, struc
 		if (!ns)
 			continue;
 		add_gap(&h->runnable_ns, &h->sleep_ns, &h->blocked_ns, r->end_state, ns);
+		/* preempted, it waits on a run queue: the CPU it runs on next */
+		if (r->end_state == QT_END_PREEMPTED)
+			h->runnable_idle_ns += idle_ns(tl, tl->runs[i + 1].cpu, g0, g1);
 		while (j < c1 && tl->sc[j].end <= g0)
 			j++;
 		if (j >= c1 || tl->sc[j].start > g0)
@@ -97,14 +133,25 @@ bool holdup__explains(const struct timeline *tl, const struct actor *ac, const s
 		return false;
 	inv = &ac->inv[actor_break_target(b)];
 	holdup__of_runs(tl, inv->first, inv->last, h);
-	if (h->call_nr != HOLDUP_NO_CALL && h->call_sleep_ns + h->call_blocked_ns >= half)
-		return true;
-	h->call_nr = HOLDUP_NO_CALL;
-	return h->blocked_ns >= half;
+	if (h->call_nr != HOLDUP_NO_CALL && h->call_sleep_ns + h->call_blocked_ns >= half) {
+		h->why = HOLDUP_IN_CALL;
+		h->told_ns = h->call_sleep_ns + h->call_blocked_ns;
+	} else if (h->blocked_ns >= half) {
+		h->why = HOLDUP_KERNEL;
+		h->told_ns = h->blocked_ns;
+	} else if (h->runnable_idle_ns >= half) {
+		h->why = HOLDUP_CPU_IDLE;
+		h->told_ns = h->runnable_idle_ns;
+	}
+	if (h->why != HOLDUP_IN_CALL)
+		h->call_nr = HOLDUP_NO_CALL;
+	return h->why != HOLDUP_NONE;
 }
 
 const char *holdup__state(const struct holdup *h)
 {
+	if (h->why == HOLDUP_CPU_IDLE)
+		return "throttled";
 	if (h->call_nr == HOLDUP_NO_CALL)
 		return "blocked";
 	return h->call_blocked_ns >= h->call_sleep_ns ? "blocked" : "asleep";
@@ -115,6 +162,11 @@ void holdup__describe(const struct holdup *h, const char *arch, char *buf, size_
 	char b1[32], nr[16];
 	const char *name;
 
+	if (h->why == HOLDUP_CPU_IDLE) {
+		snprintf(buf, len, "%s runnable on an idle CPU (CPU quota throttling?)",
+			 fmt_duration(b1, sizeof(b1), h->runnable_idle_ns));
+		return;
+	}
 	if (h->call_nr == HOLDUP_NO_CALL) {
 		snprintf(buf, len, "%s blocked in the kernel", fmt_duration(b1, sizeof(b1), h->blocked_ns));
 		return;

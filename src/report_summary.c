@@ -206,10 +206,12 @@ static long most_blamed(const struct analysis *a, const struct crit_break *const
  * many breaks and the range of their times; false if none does.
  */
 struct held_answer {
+	enum holdup_why why;
 	uint32_t nr;
 	size_t count;
 	int64_t sum, lo, hi;
 	const char *state;
+	const char *hint;
 	char what[64];
 };
 
@@ -223,16 +225,17 @@ static bool most_held(const struct analysis *a, const struct crit_break *const *
 	for (size_t i = 0; i < n; i++)
 		tells[i] = critical__break_holdup(a, worst[i], &h[i], NULL, 0);
 	for (size_t i = 0; i < n; i++) {
-		struct held_answer c = { .nr = h[i].call_nr, .lo = INT64_MAX, .state = holdup__state(&h[i]) };
+		struct held_answer c = { .why = h[i].why, .nr = h[i].call_nr, .lo = INT64_MAX,
+					 .state = holdup__state(&h[i]) };
 
 		if (!tells[i])
 			continue;
 		for (size_t j = 0; j < n; j++) {
 			int64_t v;
 
-			if (!tells[j] || h[j].call_nr != c.nr)
+			if (!tells[j] || h[j].why != c.why || h[j].call_nr != c.nr)
 				continue;
-			v = c.nr == HOLDUP_NO_CALL ? h[j].blocked_ns : h[j].call_sleep_ns + h[j].call_blocked_ns;
+			v = h[j].told_ns;
 			c.count++;
 			c.sum += v;
 			c.lo = v < c.lo ? v : c.lo;
@@ -243,7 +246,11 @@ static bool most_held(const struct analysis *a, const struct crit_break *const *
 	}
 	if (!out->count)
 		return false;
-	if (out->nr == HOLDUP_NO_CALL) {
+	if (out->why == HOLDUP_CPU_IDLE) {
+		snprintf(out->what, sizeof(out->what), "while its CPU ran nothing");
+		out->state = "runnable";
+		out->hint = ": CPU bandwidth throttling (a cgroup's CPU quota spent)?";
+	} else if (out->nr == HOLDUP_NO_CALL) {
 		snprintf(out->what, sizeof(out->what), "in the kernel");
 	} else {
 		const char *name = syscall_name(a->trace ? tf_kv_get(&a->trace->meta, TF_META_ARCH) : NULL, out->nr);
@@ -291,9 +298,9 @@ static void second_answer(const struct analysis *a, FILE *f, const struct report
 	     worst[best]->culprit.thread == a->actors->v[a->actors->upstream].thread)) {
 		fmt_duration(b1, sizeof(b1), held.lo);
 		fmt_duration(b2, sizeof(b2), held.hi);
-		fprintf(f, "2. What delayed it: %s, it was %s %s%s%s (%s%s%s).\n",
+		fprintf(f, "2. What delayed it: %s, it was %s %s%s%s (%s%s%s)%s\n",
 			in_breaks(in, sizeof(in), held.count, n), held.state, rs_bold(st), held.what, rs_reset(st),
-			b1, strcmp(b1, b2) ? " to " : "", strcmp(b1, b2) ? b2 : "");
+			b1, strcmp(b1, b2) ? " to " : "", strcmp(b1, b2) ? b2 : "", held.hint ? held.hint : ".");
 		return;
 	}
 	if (!best_count) {

@@ -11,7 +11,9 @@
  *   200 us in it, then a wait for the next period;
  *   a stall period (k % every == every / 2): writev() starts 100 us into
  *   the run and lasts stall_ns; the writer leaves the CPU 100 us later
- *   (`how`: blocked, asleep, or preempted by a hog on its CPU) and comes
+ *   (`how`: blocked, asleep, or preempted by a hog on its CPU, or with
+ *   .throttled by nothing: its CPU idles, as when a cgroup's CPU quota is
+ *   spent) and comes
  *   back for 10 us every wake_ns (2 ms) until the call ends, as a throttled writer
  *   does; then 1 ms of the rest of its work, and it waits for the first
  *   period due after that. The periods due meanwhile are skipped.
@@ -43,6 +45,7 @@ struct writer_cfg {
 	uint64_t cam_jitter_ns;		/* how late the camera is every 7th period (0: WR_CAM_JITTER) */
 	uint64_t wake_ns;		/* the held writer's wakes (0: 2 ms) */
 	uint64_t exec_setup_ns;		/* > 0: the writer execs and sets up this long before period 0 */
+	bool throttled;			/* SYN_PREEMPT with its CPU idle meanwhile */
 };
 
 static inline uint64_t camera_late(const struct writer_cfg *c, size_t k)
@@ -64,8 +67,10 @@ static inline bool writer_stall(const struct writer_cfg *c, size_t k)
 static inline void writer_off(struct synth *s, const struct writer_cfg *c, uint64_t ts, uint64_t back)
 {
 	if (c->how == SYN_PREEMPT) {
-		synth_switch(s, ts, 0, WR_WRITER, 100, SYN_PREEMPT, WR_HOG, 200);
-		synth_switch(s, back, 0, WR_HOG, 200, SYN_SLEEP, WR_WRITER, 100);
+		uint32_t other = c->throttled ? 0 : WR_HOG, other_pid = c->throttled ? 0 : 200;
+
+		synth_switch(s, ts, 0, WR_WRITER, 100, SYN_PREEMPT, other, other_pid);
+		synth_switch(s, back, 0, other, other_pid, SYN_SLEEP, WR_WRITER, 100);
 		return;
 	}
 	synth_switch(s, ts, 0, WR_WRITER, 100, c->how, 0, 0);

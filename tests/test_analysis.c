@@ -16,6 +16,7 @@
 #include "log.h"
 #include "patterns.h"
 #include "report.h"
+#include "summary_text.h"
 #include "synth_lock.h"
 #include "synth_trace.h"
 #include "testutil.h"
@@ -202,15 +203,7 @@ static struct crit_break *next_upstream_break(const struct diag *d, size_t *i)
 
 static char *diag_print(const struct diag *d)
 {
-	struct report_style st = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	cr_assert_not_null(f);
-	report_summary(d->a, f, &st);
-	fclose(f);
-	return buf;
+	return summary_text(d->a);
 }
 
 static void diag_close(struct diag *d)

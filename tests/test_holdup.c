@@ -17,6 +17,7 @@
 #include "holdup.h"
 #include "log.h"
 #include "report.h"
+#include "summary_text.h"
 #include "synth_writer.h"
 #include "testutil.h"
 #include "timeline.h"
@@ -131,13 +132,8 @@ Test(holdup, the_break_text_and_the_diagnosis_name_the_call)
 	}
 	cr_assert_eq(told, 6);
 	{
-		struct report_style st = { 0 };
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
+		char *buf = summary_text(w.a);
 
-		report_summary(w.a, f, &st);
-		fclose(f);
 		cr_expect(strstr(buf, "it was blocked in writev() (21."), "%s", buf);
 		free(buf);
 	}
@@ -200,6 +196,45 @@ Test(holdup, a_cpu_wait_is_left_to_the_critical_path)
 }
 
 /*
+ * Preempted with nothing else to run (a cgroup's CPU quota spent): the
+ * CPU idles while the writer waits for it, which is what the holdup says,
+ * to the nanosecond; the Diagnosis suggests throttling.
+ */
+Test(holdup, runnable_beside_an_idle_cpu_is_throttling)
+{
+	struct writer_cfg c = blocked_cfg;
+	struct world w;
+	size_t told = 0;
+	char *buf;
+
+	c.how = SYN_PREEMPT;
+	c.throttled = true;
+	c.syscalls = false;
+	world_open(&w, &c);
+	for (size_t i = 0; i < w.writer->nbreaks; i++) {
+		const struct actor_break *b = &w.writer->breaks[i];
+		const struct actor_invocation *inv = &w.writer->inv[actor_break_target(b)];
+		struct holdup h;
+		char desc[96];
+
+		cr_assert(holdup__explains(w.tl, w.writer, b, &h), "break %zu", i);
+		cr_assert_eq(h.why, HOLDUP_CPU_IDLE);
+		cr_assert_eq(h.runnable_idle_ns, stall_off_ns(&c, (uint64_t)inv->start_ns));
+		cr_assert_eq(h.runnable_idle_ns, h.runnable_ns);
+		cr_assert_str_eq(holdup__state(&h), "throttled");
+		holdup__describe(&h, "x86_64", desc, sizeof(desc));
+		cr_assert(strstr(desc, "runnable on an idle CPU (CPU quota throttling?)"), "%s", desc);
+		told++;
+	}
+	cr_assert_eq(told, 6);
+	buf = summary_text(w.a);
+	cr_expect(strstr(buf, "it was runnable while its CPU ran nothing (21."), "%s", buf);
+	cr_expect(strstr(buf, "CPU bandwidth throttling"), "%s", buf);
+	free(buf);
+	world_close(&w);
+}
+
+/*
  * A camera 400 us late every 7th period (a minor break on 10 ms) feeds the
  * writer, whose stalls are major: the writer is the one to explain, and the
  * camera's jitter does not propagate to it.
@@ -210,10 +245,7 @@ Test(holdup, a_writer_stalling_after_a_jittery_source_is_the_answer)
 	struct world w;
 	const struct actors_result *ar;
 	const struct actor *cam = NULL;
-	struct report_style st = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *buf;
 
 	c.camera = true;
 	world_open(&w, &c);
@@ -226,9 +258,7 @@ Test(holdup, a_writer_stalling_after_a_jittery_source_is_the_answer)
 	cr_assert_lt(cam->worst_lateness_ns * ACTORS_MAJOR_DIV, (int64_t)cam->st.period_ns, "all minor");
 	cr_assert(w.writer->fed, "the camera feeds the writer");
 	cr_assert_str_eq(ar->v[ar->upstream].comm, "writer");
-	f = open_memstream(&buf, &len);
-	report_summary(w.a, f, &st);
-	fclose(f);
+	buf = summary_text(w.a);
 	cr_expect(strstr(buf, "1. writer/101 is the first to break"), "%s", buf);
 	cr_expect_null(strstr(buf, "propagates"), "%s", buf);
 	free(buf);
@@ -326,12 +356,9 @@ Test(holdup, a_downstream_actor_breaking_on_its_own_too_is_said_so)
 {
 	struct writer_cfg c = blocked_cfg;
 	struct world w;
-	struct report_style st = { 0 };
 	const struct actor *cam;
 	size_t cam_breaks = 0;
-	char *buf = NULL, want[160];
-	size_t len = 0;
-	FILE *f;
+	char *buf, want[160];
 
 	c.camera = true;
 	c.cam_jitter_ns = 2 * WR_MS;
@@ -340,9 +367,7 @@ Test(holdup, a_downstream_actor_breaking_on_its_own_too_is_said_so)
 	cr_assert_str_eq(cam->comm, "camera");
 	for (size_t k = 0; k < c.periods; k++)
 		cam_breaks += camera_late(&c, k) > 0;
-	f = open_memstream(&buf, &len);
-	report_summary(w.a, f, &st);
-	fclose(f);
+	buf = summary_text(w.a);
 	/* every camera break is followed by one of the writer, but the ones the writer's stalls swallowed */
 	cr_expect(strstr(buf, "the delay propagates to writer ("), "%s", buf);
 	snprintf(want, sizeof(want), "breaking on their own too (not after its breaks): writer 6 times; the worst 2");
@@ -357,20 +382,80 @@ Test(holdup, a_downstream_break_after_the_upstream_one_propagates)
 {
 	struct writer_cfg c = blocked_cfg;
 	struct world w;
-	struct report_style st = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *buf;
 
 	c.camera = true;
 	c.cam_jitter_ns = 3 * WR_MS;
 	c.every = SIZE_MAX;
 	world_open(&w, &c);
 	cr_assert_str_eq(w.a->actors->v[w.a->actors->upstream].comm, "camera");
-	f = open_memstream(&buf, &len);
-	report_summary(w.a, f, &st);
-	fclose(f);
+	buf = summary_text(w.a);
 	cr_expect(strstr(buf, "the delay propagates to writer.\n"), "%s", buf);
 	free(buf);
 	world_close(&w);
+}
+
+/*
+ * The idle time of the CPU a preempted thread waits for, on random runs of
+ * it and of another thread on that CPU, against a count of every
+ * nanosecond.
+ */
+Test(holdup, idle_cpu_time_agrees_with_a_count_of_every_nanosecond)
+{
+	srand(11);
+	for (int round = 0; round < 200; round++) {
+		struct tl_thread th[2] = { { 0 }, { 0 } };
+		struct tl_run runs[40];
+		uint32_t by_cpu[40];
+		size_t cpu_run0[2], n0 = 2 + (size_t)rand() % 10, n = n0, nb = 0;
+		struct timeline tl = { 0 };
+		uint64_t t = 1000;
+		int64_t want = 0;
+		struct holdup h;
+
+		for (size_t i = 0; i < n0; i++) {
+			runs[i] = (struct tl_run){ .start = t, .end = t + 1 + (uint64_t)(rand() % 50),
+						   .end_state = (uint8_t)(rand() % 3) };
+			t = runs[i].end + (uint64_t)(rand() % 100);
+		}
+		/* the other thread runs in some gaps, anywhere inside them */
+		for (size_t i = 0; i + 1 < n0 && n < 40; i++) {
+			uint64_t g0 = runs[i].end, g1 = runs[i + 1].start;
+
+			while (g1 > g0 + 2 && rand() % 2 && n < 40) {
+				uint64_t a = g0 + (uint64_t)rand() % (g1 - g0 - 1), b = a + 1 + (uint64_t)rand() % (g1 - a - 1);
+
+				runs[n++] = (struct tl_run){ .start = a, .end = b, .thread = 1, .end_state = QT_END_SLEEP };
+				g0 = b;
+			}
+		}
+		/* by CPU in time order: merge the two threads' (each in time order) */
+		for (size_t i = 0, j = n0; i < n0 || j < n;)
+			by_cpu[nb++] = (uint32_t)(j >= n || (i < n0 && runs[i].start < runs[j].start) ? i++ : j++);
+		cpu_run0[0] = 0;
+		cpu_run0[1] = n;
+		th[0].run0 = 0;
+		th[0].nrun = n0;
+		tl.threads = th;
+		tl.nthreads = 2;
+		tl.runs = runs;
+		tl.nruns = n;
+		tl.runs_by_cpu = by_cpu;
+		tl.cpu_run0 = cpu_run0;
+		tl.ncpus = 1;
+		for (size_t i = 0; i + 1 < n0; i++) {
+			if (runs[i].end_state != QT_END_PREEMPTED)
+				continue;
+			for (uint64_t x = runs[i].end; x < runs[i + 1].start; x++) {
+				bool busy = false;
+
+				for (size_t j = n0; j < n; j++)
+					busy = busy || (runs[j].start <= x && x < runs[j].end);
+				want += !busy;
+			}
+		}
+		holdup__of_runs(&tl, 0, n0 - 1, &h);
+		cr_assert_eq(h.runnable_idle_ns, want, "round %d: %ld, counted %ld", round, (long)h.runnable_idle_ns,
+			     (long)want);
+	}
 }
