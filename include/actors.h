@@ -23,7 +23,7 @@
  * that was already running when the recording started (TL_RUN_START_CUT)
  * and the runs it continues into by preemption are left out: their
  * invocation began before the recording and its start is unknown. So is
- * the first segment (runs up to the first voluntary pause) of a thread born
+ * the first segment (runs up to the first interruptible sleep) of a thread born
  * during the recording, or that started a program (exec) during it (the
  * traced command's first thread): its set-up, whose distance to the first real
  * invocation would be a break in every pipeline that starts. A run still

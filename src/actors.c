@@ -510,7 +510,9 @@ static size_t gather(const struct ctx *c, struct work *w, const struct cand *cd,
 		 * every pipeline that starts).
 		 */
 		if (th->nrun && ((runs[0].flags & TL_RUN_START_CUT) || (th->flags & (TT_BORN | TT_EXECED)))) {
-			while (j < th->nrun && runs[j].end_state == QT_END_PREEMPTED)
+			/* a program's set-up also blocks, reading its libraries from disk */
+			while (j < th->nrun && (runs[j].end_state == QT_END_PREEMPTED ||
+						runs[j].end_state == QT_END_BLOCKED))
 				j++;
 			j = j < th->nrun ? j + 1 : j;
 			*ncut = j;

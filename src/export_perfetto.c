@@ -17,6 +17,7 @@
 #include "actors.h"
 #include "critical.h"
 #include "export_perfetto.h"
+#include "holdup.h"
 #include "gantt_csv.h"
 #include "json_str.h"
 #include "syscall_names.h"
@@ -174,6 +175,7 @@ static void actor_events(struct pf *p, const struct actor *ac)
 	}
 	for (size_t k = 0; k < ac->nbreaks; k++) {
 		const struct actor_break *b = &ac->breaks[k];
+		struct holdup h;
 		char name[64];
 
 		snprintf(name, sizeof(name), "%s +%.3f ms%s",
@@ -184,9 +186,18 @@ static void actor_events(struct pf *p, const struct actor *ac)
 		fprintf(p->f, ",\"args\":{\"actor\":");
 		json_str(p->f, ac->name, false);
 		fprintf(p->f, ",\"interval_ns\":%" PRId64 ",\"period_ns\":%.0f,\"lateness_ns\":%" PRId64
-			",\"before\":%zu,\"late\":%zu,\"target\":%zu,\"data_missing\":%s}}",
+			",\"before\":%zu,\"late\":%zu,\"target\":%zu,\"data_missing\":%s",
 			b->interval_ns, ac->st.period_ns, b->lateness_ns, b->before, b->late, actor_break_target(b),
 			b->data_missing ? "true" : "false");
+		if (holdup__explains(p->tl, ac, b, &h)) {
+			char held[96];
+
+			/* what kept the overrunning invocation off its CPU (holdup.h) */
+			holdup__describe(&h, p->arch, held, sizeof(held));
+			fprintf(p->f, ",\"held\":");
+			json_str(p->f, held, false);
+		}
+		fputs("}}", p->f);
 		p->st.breaks++;
 	}
 }

@@ -14,6 +14,7 @@
 
 #include "actors.h"
 #include "critical.h"
+#include "holdup.h"
 #include "gantt_csv.h"
 #include "json_str.h"
 #include "report.h"
@@ -315,10 +316,14 @@ static void data_critical(FILE *f, const struct analysis *a, const uint32_t *lan
 
 		fprintf(f, "%s{\"name\":", i ? ",\n" : "\n");
 		if (ac) {
-			char name[128];
+			char name[256], held[96];
+			struct holdup h;
+			int n = snprintf(name, sizeof(name), "into the late invocation %zu of %s",
+					 b->brk < ac->nbreaks ? ac->breaks[b->brk].late : 0, ac->name);
 
-			snprintf(name, sizeof(name), "into the late invocation %zu of %s",
-				 b->brk < ac->nbreaks ? ac->breaks[b->brk].late : 0, ac->name);
+			/* what held it, where the path alone cannot say (holdup.h) */
+			if (n > 0 && (size_t)n < sizeof(name) && critical__break_holdup(a, b, &h, held, sizeof(held)))
+				snprintf(name + n, sizeof(name) - (size_t)n, ": %s", held);
 			json_str(f, name, true);
 		} else {
 			fputs("\"into a late invocation\"", f);

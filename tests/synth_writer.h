@@ -44,7 +44,8 @@ struct writer_cfg {
 	bool camera;			/* woken by a camera thread instead of its timer */
 	uint64_t cam_jitter_ns;		/* how late the camera is every 7th period (0: WR_CAM_JITTER) */
 	uint64_t wake_ns;		/* the held writer's wakes (0: 2 ms) */
-	uint64_t exec_setup_ns;		/* > 0: the writer execs and sets up this long before period 0 */
+	uint64_t exec_setup_ns;		/* > 0: the writer execs and sets up (3 ms, blocked once) this long
+					 * before period 0 */
 	bool throttled;			/* SYN_PREEMPT with its CPU idle meanwhile */
 };
 
@@ -130,7 +131,11 @@ static inline struct trace *writer_trace(const struct writer_cfg *c)
 		synth_task(s, QT_REC_EXEC, e + 20 * WR_US, WR_WRITER, 100, 0, 0, "writer");
 		synth_wakeup(s, e, 0, 0, WR_WRITER, 100, 0);
 		synth_switch(s, e, 0, 0, 0, SYN_PREEMPT, WR_WRITER, 100);
-		synth_switch(s, e + WR_MS, 0, WR_WRITER, 100, SYN_SLEEP, 0, 0);
+		/* a page of its libraries read from disk */
+		synth_switch(s, e + WR_MS / 2, 0, WR_WRITER, 100, SYN_BLOCK, 0, 0);
+		synth_wakeup(s, e + 2 * WR_MS, 0, 0, WR_WRITER, 100, 0);
+		synth_switch(s, e + 2 * WR_MS, 0, 0, 0, SYN_PREEMPT, WR_WRITER, 100);
+		synth_switch(s, e + 3 * WR_MS, 0, WR_WRITER, 100, SYN_SLEEP, 0, 0);
 	}
 	synth_thread(s, WR_WRITER, 100, "writer");
 	synth_thread(s, WR_CAMERA, 100, "camera");

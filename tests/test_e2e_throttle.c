@@ -109,31 +109,54 @@ static int64_t cg_throttled(void)
 	return ns;
 }
 
+/*
+ * Records into the suite's scratch directory once: each test runs in a
+ * process of its own, so a kept directory holds the recording and the
+ * kernel's throttled time of its cgroup for the next ones.
+ */
 static void record(void)
 {
-	char workload[256], script[1024], why[256];
+	char workload[256], script[1024], why[256], done[300], stat[300];
 	FILE *f;
 
 	require_recording();
-	if (!cg_make(why, sizeof(why))) {
-		fprintf(stderr, "SKIPPED: %s\n", why);
-		cr_skip_test("%s", why);
-	}
 	e2e_scratch_open(&scratch);
 	snprintf(trace_path, sizeof(trace_path), "%s/throttle.qtrace", scratch.dir);
 	snprintf(log_path, sizeof(log_path), "%s/throttle.log", scratch.dir);
+	snprintf(done, sizeof(done), "%s/throttle.done", scratch.dir);
+	snprintf(stat, sizeof(stat), "%s/throttle.stat", scratch.dir);
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(workload, sizeof(workload), "%s/workloads/qt_periodic", build_dir());
-	/* the shell moves itself into the cgroup, then becomes the workload */
-	snprintf(script, sizeof(script), "echo $$ > %s/cgroup.procs && exec %s 10000 1000 300 %s 20 10000", cg, workload,
-		 log_path);
-	{
-		char *argv[] = { qostrace, "record", "-q", "--force", "-o", trace_path, "--", "/bin/sh", "-c", script,
-				 NULL };
+	if (!scratch.keep || access(done, F_OK)) {
+		if (!cg_make(why, sizeof(why))) {
+			fprintf(stderr, "SKIPPED: %s\n", why);
+			cr_skip_test("%s", why);
+		}
+		/* the shell moves itself into the cgroup, then becomes the workload */
+		snprintf(script, sizeof(script), "echo $$ > %s/cgroup.procs && exec %s 10000 1000 300 %s 20 10000",
+			 cg, workload, log_path);
+		{
+			char *argv[] = { qostrace, "record", "-q", "--force", "-o", trace_path, "--", "/bin/sh", "-c",
+					 script, NULL };
 
-		e2e_record_once(&scratch, argv, "throttle.done", 60000);
+			e2e_record_once(&scratch, argv, "throttle.done", 60000);
+		}
+		throttled_ns = cg_throttled();
+		/* now, not at the end: a failing test leaves its cgroup otherwise */
+		rmdir(cg);
+		cg[0] = 0;
+		f = fopen(stat, "w");
+		cr_assert(f, "%s: %s", stat, strerror(errno));
+		fprintf(f, "%lld\n", (long long)throttled_ns);
+		fclose(f);
+	} else {
+		long long v;
+
+		f = fopen(stat, "r");
+		cr_assert(f && fscanf(f, "%lld", &v) == 1, "%s: no throttled time", stat);
+		fclose(f);
+		throttled_ns = v;
 	}
-	throttled_ns = cg_throttled();
 	f = fopen(log_path, "r");
 	cr_assert(f, "%s missing", log_path);
 	cr_assert_eq(fscanf(f, "periodic tid=%d", &tid), 1, "no tid in %s", log_path);
@@ -166,6 +189,8 @@ Test(e2e_throttle, its_breaks_are_held_beside_an_idle_cpu)
 	const struct critical_result *cr = ea.an->critical;
 	size_t worst = 0, idle = 0;
 	int64_t told = 0;
+	/* two breaks can go into one invocation: count each invocation once */
+	bool *seen = calloc(periodic->ninv, 1);
 
 	cr_assert_not_null(cr);
 	for (size_t i = 0; i < cr->nbreaks; i++) {
@@ -174,13 +199,17 @@ Test(e2e_throttle, its_breaks_are_held_beside_an_idle_cpu)
 		if (cr->breaks[i].actor != (size_t)(periodic - ea.an->actors->v))
 			continue;
 		if (critical__break_holdup(ea.an, &cr->breaks[i], &h, NULL, 0) && h.why == HOLDUP_CPU_IDLE) {
-			told += h.told_ns;
+			size_t target = actor_break_target(&periodic->breaks[cr->breaks[i].brk]);
+
+			told += seen[target] ? 0 : h.told_ns;
+			seen[target] = true;
 			idle += worst < 5;
 		}
 		worst++;
 	}
 	fprintf(stderr, "  throttled %.1f ms (cpu.stat); %zu of the 5 worst breaks held beside an idle CPU, "
-		"all such holdups %.1f ms\n", throttled_ns / 1e6, idle, told / 1e6);
+		"the invocations they hold %.1f ms\n", throttled_ns / 1e6, idle, told / 1e6);
+	free(seen);
 	cr_assert_geq(idle, 3, "%zu of the 5 worst breaks held beside an idle CPU", idle);
 	/* the idle time a holdup tells is time the kernel throttled the group */
 	cr_assert_leq(told, throttled_ns + throttled_ns / 10 + 5000000, "holdups %.1f ms, throttled %.1f ms",
