@@ -489,3 +489,46 @@ Test(analysis, default_jobs_follow_the_cpus)
 	cr_assert(o.jobs == 1 || o.jobs == 2);
 	cr_assert_eq(o.jobs > 1, sysconf(_SC_NPROCESSORS_ONLN) > 1);
 }
+
+/*
+ * Which downstream breaks are the upstream actor's delay. src 25 ms late
+ * twice; sink, three stages down, 25.9 ms late 7.2 ms after src's first
+ * late start and 28.9 ms late 10.2 ms after its second (queueing adds to a
+ * delay as it passes down: the demo's numbers), both propagated; and
+ * 50 ms late on its own, half a second from any break of src.
+ */
+Test(analysis, a_delay_propagates_within_two_periods_and_one_period_more)
+{
+	struct actor_break ub[3] = {
+		{ .start_ns = 0, .end_ns = 35000000, .lateness_ns = 25000000 },
+		{ .start_ns = 1000000000, .end_ns = 1035100000, .lateness_ns = 25100000 },
+		{ .start_ns = 1035100000, .end_ns = 1050000000, .lateness_ns = 4900000 },
+	};
+	struct actor_break yb[3] = {
+		{ .start_ns = 6300000, .end_ns = 42200000, .lateness_ns = 25900000 },
+		{ .start_ns = 500000000, .end_ns = 560000000, .lateness_ns = 50000000 },
+		{ .start_ns = 1006300000, .end_ns = 1045300000, .lateness_ns = 28900000 },
+	};
+	struct actor v[2] = { { .name = "src/1", .comm = "src", .breaks = ub, .nbreaks = 3, .breaking = true,
+				.worst_lateness_ns = 25100000 },
+			      { .name = "sink/2", .comm = "sink", .breaks = yb, .nbreaks = 3, .breaking = true,
+				.worst_lateness_ns = 50000000 } };
+	struct actor_edge e = { .from = 0, .to = 1, .invocations = 100 };
+	struct actors_result ar = { .v = v, .n = 2, .edges = &e, .nedges = 1, .upstream = 0 };
+	struct analysis a = { .actors = &ar };
+	char *text;
+
+	v[0].st.period_ns = v[1].st.period_ns = 10000000;
+	v[0].st.periodic = v[1].st.periodic = true;
+	text = summary_text(&a);
+	cr_expect(strstr(text, "the delay propagates to sink (2 of its 3 breaks);\n"
+			       "   breaking on their own too (not after its breaks): sink 1 time; the worst 50 ms late "
+			       "(sink).\n"), "%s", text);
+	free(text);
+	/* late by more than one period beyond src's: its own */
+	yb[2].lateness_ns = 35200000;
+	text = summary_text(&a);
+	cr_expect(strstr(text, "the delay propagates to sink (1 of its 3 breaks);\n"
+			       "   breaking on their own too (not after its breaks): sink 2 times;"), "%s", text);
+	free(text);
+}
