@@ -135,6 +135,72 @@ static inline void e2e_record_once(const struct e2e_scratch *s, char *const argv
 		close(open(mark, O_CREAT | O_WRONLY, 0600));
 }
 
+/* Runs a shell command; its output (stdout and stderr) in *out. Returns the exit code. */
+static inline int e2e_sh(const char *cmd, char **out)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	char full[4096];
+	FILE *p;
+	int st;
+
+	cr_assert(buf);
+	snprintf(full, sizeof(full), "%s 2>&1", cmd);
+	p = popen(full, "r");
+	cr_assert(p, "cannot run %s", cmd);
+	for (;;) {
+		size_t n = fread(buf + len, 1, cap - len - 1, p);
+
+		len += n;
+		if (len == cap - 1) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			cr_assert(buf);
+		} else if (!n) {
+			break;
+		}
+	}
+	buf[len] = 0;
+	st = pclose(p);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The python3 that has jsonschema: Debian's (python3-jsonschema), else the first in PATH. */
+static inline const char *e2e_schema_python(void)
+{
+	if (e2e_sh("/usr/bin/python3 -c 'import jsonschema'", NULL) == 0)
+		return "/usr/bin/python3";
+	if (e2e_sh("python3 -c 'import jsonschema'", NULL) == 0)
+		return "python3";
+	fprintf(stderr, "SKIPPED: python3-jsonschema is missing (scripts/install-deps.sh)\n");
+	cr_skip_test("python3-jsonschema is missing");
+	return NULL;
+}
+
+/*
+ * `qostrace report --json` of trace into json, validated against
+ * include/report.schema.json (tests/views/validate_schema.py, which also
+ * checks that the schema rejects documents broken on purpose).
+ */
+static inline void e2e_validate_report(const char *trace, const char *json)
+{
+	const char *py = e2e_schema_python();
+	char cmd[2048], *out;
+
+	snprintf(cmd, sizeof(cmd), "%s/qostrace report -q --json '%s' > '%s'", build_dir(), trace, json);
+	cr_assert_eq(e2e_sh(cmd, &out), 0, "report --json failed:\n%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s tests/views/validate_schema.py include/report.schema.json '%s' --expect trace",
+		 py, json);
+	cr_assert_eq(e2e_sh(cmd, &out), 0, "%s", out);
+	cr_assert(!strncmp(out, "valid trace,threads", 19), "%s", out);
+	free(out);
+}
+
 /* A whole file as a string (the caller frees it). */
 static inline char *e2e_slurp(const char *path)
 {

@@ -25,39 +25,8 @@
 #include "report.h"
 #include "report_html.h"
 
-/* Runs a shell command; its output (stdout and stderr) in *out. Returns the exit code. */
-static int sh(const char *cmd, char **out)
-{
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	char full[4096];
-	FILE *p;
-	int st;
-
-	cr_assert(buf);
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	p = popen(full, "r");
-	cr_assert(p, "cannot run %s", cmd);
-	for (;;) {
-		size_t n = fread(buf + len, 1, cap - len - 1, p);
-
-		len += n;
-		if (len == cap - 1) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			cr_assert(buf);
-		} else if (!n) {
-			break;
-		}
-	}
-	buf[len] = 0;
-	st = pclose(p);
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
+/* The shell helper of e2eutil.h under this file's short name. */
+#define sh e2e_sh
 
 static void require_node(void)
 {
@@ -81,17 +50,6 @@ static void require_chromium(void)
 	}
 }
 
-/* The python3 that has jsonschema: Debian's (python3-jsonschema), else the first in PATH. */
-static const char *schema_python(void)
-{
-	if (sh("/usr/bin/python3 -c 'import jsonschema'", NULL) == 0)
-		return "/usr/bin/python3";
-	if (sh("python3 -c 'import jsonschema'", NULL) == 0)
-		return "python3";
-	fprintf(stderr, "SKIPPED: python3-jsonschema is missing (scripts/install-deps.sh)\n");
-	cr_skip_test("python3-jsonschema is missing");
-	return NULL;
-}
 
 /*
  * Runs html_check.mjs on a page; screenshots into shots/ (page.png,
@@ -235,18 +193,10 @@ Test(e2e_views, perfetto_in_devtools_trace_engine)
 
 Test(e2e_views, report_json_matches_the_schema)
 {
-	char json[400], cmd[1024], *out;
-	const char *py = schema_python();
+	char json[400];
 
 	snprintf(json, sizeof(json), "%s/report.json", dir);
-	snprintf(cmd, sizeof(cmd), "%s/qostrace report -q --json '%s' > '%s'", build_dir(), trace_path, json);
-	cr_assert_eq(sh(cmd, &out), 0, "report --json failed:\n%s", out);
-	free(out);
-	snprintf(cmd, sizeof(cmd), "%s tests/views/validate_schema.py include/report.schema.json '%s' --expect trace",
-		 py, json);
-	cr_assert_eq(sh(cmd, &out), 0, "%s", out);
-	cr_assert(!strncmp(out, "valid trace,threads", 19), "%s", out);
-	free(out);
+	e2e_validate_report(trace_path, json);
 }
 
 /* ---- without a recording ---- */
@@ -286,7 +236,7 @@ Test(e2e_views_synthetic, report_json_with_breaks_matches_the_schema)
 {
 	struct sv_scene sc;
 	char json[400], cmd[1024], *out;
-	const char *py = schema_python();
+	const char *py = e2e_schema_python();
 	FILE *f;
 
 	snprintf(json, sizeof(json), "%s/synthetic.json", sdir);
@@ -330,7 +280,7 @@ Test(e2e_views_synthetic, gantt_chart_json_and_page)
 	snprintf(page, sizeof(page), "%s/chart.html", sdir);
 	snprintf(shots, sizeof(shots), "%s/shots-chart", sdir);
 	write_chart(csv);
-	py = schema_python();
+	py = e2e_schema_python();
 	snprintf(cmd, sizeof(cmd), "%s/qostrace report -q --json --html '%s' '%s' > '%s'", build_dir(), page, csv, json);
 	cr_assert_eq(sh(cmd, &out), 0, "report --json failed:\n%s", out);
 	free(out);
