@@ -219,6 +219,16 @@ static inline char *e2e_slurp(const char *path)
 	return buf;
 }
 
+/* e2e_validate_report() into report.json of s's directory; the document (the caller frees it). */
+static inline char *e2e_validated_report(const char *trace, const struct e2e_scratch *s)
+{
+	char json[512];
+
+	snprintf(json, sizeof(json), "%s/report.json", s->dir);
+	e2e_validate_report(trace, json);
+	return e2e_slurp(json);
+}
+
 /* What argv (a qostrace command) printed, through the file name in s's directory; it must succeed. */
 static inline char *e2e_output(char *const argv[], const struct e2e_scratch *s, const char *name)
 {
