@@ -259,6 +259,12 @@ struct actors_result {
 #define ACTORS_OVERRUN_DIV 4		/* an overrun is at least 1/4 of the period */
 #define ACTORS_MAJOR_DIV 10		/* a major break is late by at least 1/10 of the period */
 
+/* Is a lateness of a period_ns actor a major break (1/ACTORS_MAJOR_DIV of the period or more)? */
+static inline bool actors_major(int64_t lateness_ns, double period_ns)
+{
+	return period_ns > 0 && lateness_ns * ACTORS_MAJOR_DIV >= period_ns;
+}
+
 /* Zero-initialised (or NULL) means the defaults above. */
 struct actors_opts {
 	double max_gap_frac;		/* 0: ACTORS_MAX_GAP_FRAC; < 0: off (ALGORITHMS.md §1.4 exact) */

@@ -2,8 +2,12 @@
 #ifndef QT_SYSCALL_NAMES_H
 #define QT_SYSCALL_NAMES_H
 
+#include <stddef.h>
+
 /* "read", "write", ...; NULL if unknown. arch NULL means x86_64. */
 const char *syscall_name(const char *arch, unsigned int nr);
+/* The name, or "syscall NR" in buf for a number without one. */
+const char *syscall_label(const char *arch, unsigned int nr, char *buf, size_t len);
 /* The number of a named call, or -1. */
 int syscall_number(const char *arch, const char *name);
 

@@ -79,6 +79,9 @@ void trace__drop_switches(struct trace *t);
  */
 void *trace__grow_records(void *arr, size_t n, size_t elem);
 
+/* The recording's architecture (uname -m), NULL when t is or it is unknown: syscall_name()'s arch. */
+const char *trace__arch(const struct trace *t);
+
 /* The IRQ handler name recorded for an IRQ number, or NULL. */
 const char *trace__irq_name(const struct trace *t, uint32_t irq);
 

@@ -46,7 +46,7 @@
 #include "log.h"
 #include "quartiles.h"
 #include "syscall_names.h"
-#include "tracefile.h"
+#include "trace.h"
 #include "workq.h"
 
 /* ---- actor specs ---- */
@@ -394,6 +394,12 @@ static struct wait_site *site_slot(struct work *w, uint64_t key, size_t *nsites)
 	}
 }
 
+/* Does fragment j end in a wait (the thread left its CPU for good, and not by exiting)? */
+static bool ends_in_wait(const struct work *w, const struct tl_run *runs, size_t j)
+{
+	return !w->frag[j].continues && runs[j].end_state != QT_END_EXITED;
+}
+
 /* Is a site with count of the thread's waits incidental (rare)? */
 static bool site_rare(const struct work *w, size_t count)
 {
@@ -418,7 +424,7 @@ static size_t wait_sites(const struct ctx *c, const struct tl_thread *th, const 
 		uint64_t e = runs[j].end;
 		struct wait_site *s;
 
-		if (w->frag[j].continues || runs[j].end_state == QT_END_EXITED)
+		if (!ends_in_wait(w, runs, j))
 			continue;
 		w->nwaits += !mark;
 		while (sc < sc_end && sc->end < e)
@@ -474,7 +480,7 @@ static size_t mark_blocked(const struct tl_run *runs, size_t m, struct work *w)
 	size_t waits = 0, blocked = 0;
 
 	for (size_t j = 0; j + 1 < m; j++) {
-		if (w->frag[j].continues || runs[j].end_state == QT_END_EXITED)
+		if (!ends_in_wait(w, runs, j))
 			continue;
 		waits++;
 		blocked += runs[j].end_state == QT_END_BLOCKED;
@@ -482,7 +488,7 @@ static size_t mark_blocked(const struct tl_run *runs, size_t m, struct work *w)
 	if (!blocked || blocked * ACTORS_WAIT_USUAL_DIV > waits)
 		return 0;
 	for (size_t j = 0; j + 1 < m; j++)
-		if (!w->frag[j].continues && runs[j].end_state == QT_END_BLOCKED)
+		if (runs[j].end_state == QT_END_BLOCKED)
 			w->frag[j].continues = true;
 	return blocked;
 }
@@ -563,7 +569,7 @@ static size_t cand_size(const struct ctx *c, const struct cand *cd)
 static void actor_name(const struct timeline *tl, const struct cand *cd, char *buf, size_t len)
 {
 	const struct tl_thread *th = &tl->threads[cd->thread];
-	const char *arch = tl->trace ? tf_kv_get(&tl->trace->meta, TF_META_ARCH) : NULL;
+	const char *arch = trace__arch(tl->trace);
 	const char *call;
 	char nrbuf[16];
 
@@ -1098,7 +1104,7 @@ static int cand_add(struct cand **v, size_t *n, size_t *cap, const struct cand *
 static int choose(struct ctx *c, const struct analysis_opts *o, struct cand **out, size_t *nout)
 {
 	const struct timeline *tl = c->tl;
-	const char *arch = tl->trace ? tf_kv_get(&tl->trace->meta, TF_META_ARCH) : NULL;
+	const char *arch = trace__arch(tl->trace);
 	struct cand *v = NULL, *sv = NULL;
 	size_t n = 0, cap = 0, sn = 0, scap = 0;
 	bool want_default = o->n_actor_specs == 0;
@@ -1487,11 +1493,10 @@ static bool breaks_earlier(const struct actors_result *r, size_t x, size_t y)
 	return x < y;
 }
 
-/* A break late by at least 1/ACTORS_MAJOR_DIV of the period (trusted). */
+/* A trusted major break (actors_major). */
 static bool is_major(const struct actor *a)
 {
-	return a->breaking && a->st.period_ns > 0 &&
-	       a->worst_lateness_ns * ACTORS_MAJOR_DIV >= a->st.period_ns;
+	return a->breaking && actors_major(a->worst_lateness_ns, a->st.period_ns);
 }
 
 static int find_upstream(struct ctx *c)
@@ -1611,7 +1616,7 @@ out:
 /* The futex calls' numbers in the recording's ABI (UINT32_MAX: not in it). */
 static void find_futex(struct ctx *c)
 {
-	const char *arch = c->tl->trace ? tf_kv_get(&c->tl->trace->meta, TF_META_ARCH) : NULL;
+	const char *arch = trace__arch(c->tl->trace);
 	int a = syscall_number(arch, "futex"), b = syscall_number(arch, "futex_time64");
 
 	c->futex_nr[0] = a < 0 ? UINT32_MAX : (uint32_t)a;

@@ -1402,9 +1402,8 @@ static bool break_window(const struct model *m, const struct actor *a, size_t k,
 			 int64_t *h)
 {
 	const struct actor_break *ab = &a->breaks[k];
-	int64_t from;
-
 	size_t target = actor_break_target(ab);
+	int64_t from;
 
 	if (target >= a->ninv)
 		return false;

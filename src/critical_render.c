@@ -14,7 +14,7 @@
 #include "parse.h"
 #include "report.h"
 #include "syscall_names.h"
-#include "tracefile.h"
+#include "trace.h"
 
 #define TOP_ROWS 5		/* rows of a share table without -v */
 #define TOP_BREAKS 3
@@ -341,7 +341,7 @@ bool critical__break_holdup(const struct analysis *a, const struct crit_break *b
 	if (b->release_excess_ns <= b->excess_ns && c->ns && c->thread != CRIT_NONE && c->thread != ac->thread)
 		return false;
 	if (desc)
-		holdup__describe(h, a->trace ? tf_kv_get(&a->trace->meta, TF_META_ARCH) : NULL, desc, descl);
+		holdup__describe(h, trace__arch(a->trace), desc, descl);
 	return true;
 }
 
@@ -368,7 +368,7 @@ static void json_holdup(json_writer_t *w, const struct analysis *a, const struct
 	if (h.call_nr == HOLDUP_NO_CALL) {
 		jsonw_null(w);
 	} else {
-		name = syscall_name(a->trace ? tf_kv_get(&a->trace->meta, TF_META_ARCH) : NULL, h.call_nr);
+		name = syscall_name(trace__arch(a->trace), h.call_nr);
 		if (!name) {
 			snprintf(buf, sizeof(buf), "%u", h.call_nr);
 			name = buf;

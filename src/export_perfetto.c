@@ -21,7 +21,7 @@
 #include "gantt_csv.h"
 #include "json_str.h"
 #include "syscall_names.h"
-#include "tracefile.h"
+#include "trace.h"
 
 struct pf {
 	FILE *f;
@@ -274,13 +274,9 @@ static void thread_syscalls(struct pf *p, const struct tl_thread *th)
 
 	for (size_t i = th->sc0; i < th->sc0 + th->nsc; i++) {
 		const struct tl_syscall *s = &tl->sc[i];
-		const char *name = syscall_name(p->arch, s->nr);
 		char buf[32];
+		const char *name = syscall_label(p->arch, s->nr, buf, sizeof(buf));
 
-		if (!name) {
-			snprintf(buf, sizeof(buf), "syscall %u", s->nr);
-			name = buf;
-		}
 		ev_open(p, 'X', "syscall", name, th->pid, PERFETTO_SYSCALL_TID_BASE + th->tid, s->start);
 		ev_dur(p, s->start, s->end);
 		fprintf(p->f, ",\"args\":{\"nr\":%u,\"ret\":%" PRId64 ",\"arg0\":%" PRIu64 ",\"cpu\":%u}}",
@@ -683,7 +679,7 @@ int export_perfetto(const struct analysis *a, FILE *f, const struct perfetto_opt
 	int err;
 
 	p.t0 = a->tl ? (int64_t)a->tl->start : 0;
-	p.arch = a->trace ? tf_kv_get(&a->trace->meta, TF_META_ARCH) : NULL;
+	p.arch = trace__arch(a->trace);
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
 	err = a->tl ? export_trace(&p) : a->gantt ? export_gantt(&p) : 0;
 	fputs("\n],\n\"otherData\":{\"generator\":\"qostrace export --perfetto\"", f);

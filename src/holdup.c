@@ -159,8 +159,7 @@ const char *holdup__state(const struct holdup *h)
 
 void holdup__describe(const struct holdup *h, const char *arch, char *buf, size_t len)
 {
-	char b1[32], nr[16];
-	const char *name;
+	char b1[32], nr[24];
 
 	if (h->why == HOLDUP_CPU_IDLE) {
 		snprintf(buf, len, "%s runnable on an idle CPU (CPU quota throttling?)",
@@ -171,11 +170,7 @@ void holdup__describe(const struct holdup *h, const char *arch, char *buf, size_
 		snprintf(buf, len, "%s blocked in the kernel", fmt_duration(b1, sizeof(b1), h->blocked_ns));
 		return;
 	}
-	name = syscall_name(arch, h->call_nr);
-	if (!name) {
-		snprintf(nr, sizeof(nr), "syscall %u", h->call_nr);
-		name = nr;
-	}
 	snprintf(buf, len, "%s %s in %s()",
-		 fmt_duration(b1, sizeof(b1), h->call_sleep_ns + h->call_blocked_ns), holdup__state(h), name);
+		 fmt_duration(b1, sizeof(b1), h->call_sleep_ns + h->call_blocked_ns), holdup__state(h),
+		 syscall_label(arch, h->call_nr, nr, sizeof(nr)));
 }

@@ -15,9 +15,10 @@
 #include "patterns.h"
 #include "report.h"
 #include "syscall_names.h"
-#include "tracefile.h"
+#include "trace.h"
 
 #define WORST 5
+#define MAX_LISTED 256		/* the actors the first answer follows downstream */
 
 /*
  * y's trusted breaks that come after one of u's, and of the others how
@@ -58,7 +59,7 @@ static struct follow follows(const struct actor *u, const struct actor *y)
 			continue;
 		}
 		fo.own++;
-		if (by->lateness_ns * ACTORS_MAJOR_DIV >= period)
+		if (actors_major(by->lateness_ns, y->st.period_ns))
 			fo.own_major++;
 		fo.own_worst_ns = by->lateness_ns > fo.own_worst_ns ? by->lateness_ns : fo.own_worst_ns;
 	}
@@ -98,38 +99,35 @@ static void downstream(const struct actors_result *ar, size_t u, bool *seen)
 static void list_downstream(FILE *f, const struct actors_result *ar, const bool *seen)
 {
 	const struct actor *u = &ar->v[ar->upstream], *who = NULL;
+	struct follow fo[MAX_LISTED];
 	size_t n = 0;
 	int64_t worst = 0;
 	char b1[32];
 
 	for (size_t i = 0; i < ar->n; i++) {
-		struct follow fo;
-
-		if (i == (size_t)ar->upstream || !seen[i] || !ar->v[i].breaking)
+		if (i == (size_t)ar->upstream || !seen[i] || !ar->v[i].breaking) {
+			fo[i] = (struct follow){ 0 };
 			continue;
-		fo = follows(u, &ar->v[i]);
-		if (!fo.after)
+		}
+		fo[i] = follows(u, &ar->v[i]);
+		if (!fo[i].after)
 			continue;
 		fprintf(f, "%s%s", n++ ? ", " : ";\n   the delay propagates to ",
 			ar->v[i].comm[0] ? ar->v[i].comm : ar->v[i].name);
-		if (fo.own)
-			fprintf(f, " (%zu of its %zu breaks)", fo.after, fo.after + fo.own);
+		if (fo[i].own)
+			fprintf(f, " (%zu of its %zu breaks)", fo[i].after, fo[i].after + fo[i].own);
 	}
 	n = 0;
 	for (size_t i = 0; i < ar->n; i++) {
 		const struct actor *y = &ar->v[i];
-		struct follow fo;
 
-		if (i == (size_t)ar->upstream || !seen[i] || !y->breaking)
-			continue;
-		fo = follows(u, y);
-		if (fo.own_worst_ns <= u->worst_lateness_ns ||
-		    fo.own_worst_ns * ACTORS_MAJOR_DIV < (int64_t)y->st.period_ns)
+		/* not downstream, or not breaking: own_worst_ns is 0 */
+		if (fo[i].own_worst_ns <= u->worst_lateness_ns || !actors_major(fo[i].own_worst_ns, y->st.period_ns))
 			continue;
 		fprintf(f, "%s%s %zu time%s", n ? ", " : ";\n   breaking on their own too (not after its breaks): ",
-			y->comm[0] ? y->comm : y->name, fo.own_major, fo.own_major == 1 ? "" : "s");
-		if (!n || fo.own_worst_ns > worst) {
-			worst = fo.own_worst_ns;
+			y->comm[0] ? y->comm : y->name, fo[i].own_major, fo[i].own_major == 1 ? "" : "s");
+		if (!n || fo[i].own_worst_ns > worst) {
+			worst = fo[i].own_worst_ns;
 			who = y;
 		}
 		n++;
@@ -144,7 +142,7 @@ static void first_answer(const struct analysis *a, FILE *f, const struct report_
 	const struct actors_result *ar = a->actors;
 	const struct actor *u = &ar->v[ar->upstream];
 	size_t trusted = 0;
-	bool seen[256];
+	bool seen[MAX_LISTED];
 	char b1[32], b2[32];
 
 	for (size_t i = 0; i < u->nbreaks; i++)
@@ -261,7 +259,7 @@ static bool most_held(const struct analysis *a, const struct crit_break *const *
 	} else if (out->nr == HOLDUP_NO_CALL) {
 		snprintf(out->what, sizeof(out->what), "in the kernel");
 	} else {
-		const char *name = syscall_name(a->trace ? tf_kv_get(&a->trace->meta, TF_META_ARCH) : NULL, out->nr);
+		const char *name = syscall_name(trace__arch(a->trace), out->nr);
 
 		if (name)
 			snprintf(out->what, sizeof(out->what), "in %s()", name);

@@ -363,6 +363,11 @@ void trace__free(struct trace *t)
 	free(t);
 }
 
+const char *trace__arch(const struct trace *t)
+{
+	return t ? tf_kv_get(&t->meta, TF_META_ARCH) : NULL;
+}
+
 const char *trace__irq_name(const struct trace *t, uint32_t irq)
 {
 	for (size_t i = 0; i < t->nirqn; i++)

@@ -114,7 +114,7 @@ int vocab__new(const struct timeline *tl, struct vocab **out)
 	if (!v)
 		return -ENOMEM;
 	v->tl = tl;
-	v->arch = tl->trace ? tf_kv_get(&tl->trace->meta, TF_META_ARCH) : NULL;
+	v->arch = trace__arch(tl->trace);
 	v->cache = calloc(tl->nthreads ? tl->nthreads : 1, sizeof(*v->cache));
 	if (!v->cache) {
 		free(v);
@@ -241,18 +241,13 @@ static const char *waker_name(const struct vocab *v, uint32_t a, char *buf, size
 static void make_name(const struct vocab *v, const struct sym_key *k, char *buf, size_t len)
 {
 	char b[64];
-	const char *s;
 
 	switch (k->kind) {
 	case VOCAB_RUN:
 		snprintf(buf, len, "%s switched in", v->comms[k->a]);
 		break;
 	case VOCAB_SYSCALL:
-		s = syscall_name(v->arch, k->a);
-		if (s)
-			snprintf(buf, len, "%s by %s", s, v->comms[k->b]);
-		else
-			snprintf(buf, len, "syscall %u by %s", k->a, v->comms[k->b]);
+		snprintf(buf, len, "%s by %s", syscall_label(v->arch, k->a, b, sizeof(b)), v->comms[k->b]);
 		break;
 	case VOCAB_WAKEUP:
 		snprintf(buf, len, "%s %s %s", waker_name(v, k->a & ~(1u << 31), b, sizeof(b)),

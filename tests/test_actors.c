@@ -728,16 +728,22 @@ static struct lock_cfg lock30(void)
 				  .wait_nr = LOCK_NR_FUTEX, .syscalls = true };
 }
 
-static const struct actor *player_of(struct world *w, const struct lock_cfg *c)
+/* The actor of the thread named `name` in t (w owns t), studied alone. */
+static const struct actor *only_actor(struct world *w, struct trace *t, const char *name)
 {
-	static const char *const spec[] = { "player" };
+	const char *spec[] = { name };
 
 	memset(w, 0, sizeof(*w));
-	w->t = lock_trace(c);
+	w->t = t;
 	cr_assert_eq(timeline__build(w->t, NULL, &w->tl), 0);
 	cr_assert_eq(world_analyse(w, spec, 1, NULL), 0);
 	cr_assert_eq(w->r->n, 1);
 	return &w->r->v[0];
+}
+
+static const struct actor *player_of(struct world *w, const struct lock_cfg *c)
+{
+	return only_actor(w, lock_trace(c), "player");
 }
 
 /*
@@ -1539,14 +1545,7 @@ Test(actors, analysis_runs_the_stage)
 /* The writer of synth_writer.h, studied alone. */
 static const struct actor *writer_of(struct world *w, const struct writer_cfg *c)
 {
-	static const char *const spec[] = { "writer" };
-
-	memset(w, 0, sizeof(*w));
-	w->t = writer_trace(c);
-	cr_assert_eq(timeline__build(w->t, NULL, &w->tl), 0);
-	cr_assert_eq(world_analyse(w, spec, 1, NULL), 0);
-	cr_assert_eq(w->r->n, 1);
-	return &w->r->v[0];
+	return only_actor(w, writer_trace(c), "writer");
 }
 
 /* The periods the writer of c runs (those due while it is held are skipped). */
