@@ -119,6 +119,7 @@ struct miner_result {
 	uint64_t nodes;			/* node expansions (patterns whose children
 					 * were counted), all search phases */
 	uint64_t nrecorded;		/* emerging patterns recorded before the minimality pass */
+	uint32_t nchance;		/* minimal ones left out as chance (miner_data__set_lengths) */
 	uint64_t work;			/* sequence positions visited: the cost measure */
 	int64_t elapsed_ns;
 	struct miner_opts opts;		/* the options used */
@@ -140,6 +141,27 @@ uint32_t miner_data__nsymbols(const struct miner_data *d);
 uint32_t miner_data__npos(const struct miner_data *d);
 uint32_t miner_data__nneg(const struct miner_data *d);
 uint32_t miner_data__nseq_truncated(const struct miner_data *d);
+
+/*
+ * The length of each window the sequences were cut from (ns, in the order
+ * given to miner_data__new, each side's own array): from then on max_neg
+ * takes them into account (chance.h: a pattern emerges only if the breaks'
+ * windows hold it more often than their length alone explains), for every
+ * search of d. Without it, the counts above. Returns 0, -EINVAL or -ENOMEM.
+ */
+int miner_data__set_lengths(struct miner_data *d, const int64_t *pos_ns, const int64_t *neg_ns);
+/* max_neg of a search at alpha_ppm: the header's formula, or chance__max_neg(). */
+uint32_t miner_data__max_neg(const struct miner_data *d, uint32_t alpha_ppm);
+/*
+ * The D_pos count the pattern sym[0..len) (caller's ids), found in neg_count
+ * of D_neg, has by chance: neg_count |D_pos| / |D_neg|; once lengths are
+ * set, the larger of chance__expected(neg_count) and, for two events or
+ * more, chance__items() of its events. With lengths, a search's max_neg
+ * bounds the first by alpha |D_pos|, and of its minimal emerging patterns
+ * it reports only those whose second is within that bound too (the others
+ * are counted in nchance); opts.any answers without the second test.
+ */
+double miner_data__chance(const struct miner_data *d, const uint32_t *sym, uint32_t len, uint32_t neg_count);
 
 /* Run the miner (opts NULL: defaults; opts->max_seq_len is ignored here).
  * Returns 0 and *out, or -EINVAL / -ENOMEM. */

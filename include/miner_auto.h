@@ -27,6 +27,10 @@
  * Patterns of the final round are merged (a pattern reported by several runs
  * is listed once, with the first run that reported it) and ranked by
  *   score = supp_pos - supp_neg         (higher first)
+ * where, once the data has the windows' lengths (miner_data__set_lengths),
+ * supp_neg is the chance support of chance.h when that is larger: the
+ * proportion of breaks' windows the pattern would be in by their length
+ * alone. The grid's max_neg is miner_data__max_neg() alike.
  * then shorter, then higher pos count, then lower neg count, then earlier
  * run, then symbol ids. supp_pos - supp_neg is the rule "pattern present ->
  * period broken"'s true-positive rate minus false-positive rate (Youden's J):
@@ -64,7 +68,7 @@ struct miner_auto_pattern {
 	uint32_t delta_ppm, alpha_ppm;	/* the first grid point that reported it */
 	uint32_t run;		/* index of that run in miner_auto_result.runs */
 	uint32_t nruns;		/* runs of the final round that reported it */
-	double score;		/* pos_count/|D_pos| - neg_count/|D_neg| */
+	double score;		/* pos_count/|D_pos| - miner_data__chance(neg_count)/|D_pos| */
 };
 
 struct miner_auto_run {

@@ -85,6 +85,8 @@ struct report_style;
 #define PATTERNS_DEFAULT_MAX_NODES 50000
 #define PATTERNS_DEFAULT_KEEP 100
 #define PATTERNS_DEFAULT_MIN_LATENESS 0.10
+#define PATTERNS_LONGER_WINDOWS 1.25	/* breaks' windows this much longer than the kept
+					 * periods': the text says its thresholds are scaled */
 #define PATTERNS_MAX_LEVELS 6		/* all breaks, then up to 5 severity levels */
 #define PATTERNS_MIN_SEVERE 5		/* fewest breaks a severity level mines */
 #define PATTERNS_DELTA_TOLERANCE 0.10	/* searched delta: also the patterns that miss a tenth
@@ -119,7 +121,9 @@ struct pattern {
 	uint32_t count_pos, count_neg;	/* subtraces containing it (gap-constrained) */
 	double support_pos, support_neg;	/* count / subtraces of the side */
 	double delta, alpha;		/* the thresholds at which it emerged */
-	double score;			/* support_pos - support_neg */
+	double chance_pos;		/* D_pos windows it would be in by their length alone
+					 * (chance.h); count_neg * |D_pos| / |D_neg| or more */
+	double score;			/* support_pos - max(support_neg, chance_pos / breaks) */
 	uint32_t level;			/* 0: among all breaks; k: the k-th severity level */
 	uint32_t breaks;		/* D_pos of that level: count_pos is out of this */
 };
@@ -134,6 +138,8 @@ struct patterns_level {
 	uint32_t runs;			/* miner runs */
 	unsigned bounds;		/* enum miner_bound bits that cut it */
 	int64_t mine_ns;
+	double window_ratio;		/* mean length of its breaks' windows over the kept
+					 * periods' (chance.h); 0 when nothing was mined */
 };
 
 struct patterns_result {

@@ -43,7 +43,7 @@ static const struct argp_option options[] = {
 	{ "quiet", 'q', NULL, 0, "No progress or warnings", 1 },
 	{ NULL, 0, NULL, 0, "Emerging patterns (ConSGapMiner):", 4 },
 	{ "delta", OPT_DELTA, "PERCENT", 0, "Minimum support where the period breaks (default: searched from 100%)", 4 },
-	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds (default: searched from 0%)", 4 },
+	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds, scaled to the breaks' window lengths (default: searched from 0%)", 4 },
 	{ "gap", OPT_GAP, "N", 0, "Events a pattern may skip between two of its elements (default 2)", 4 },
 	{ 0 },
 };

@@ -37,6 +37,7 @@
  * the miner so that each checks the other in the tests.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,6 +46,7 @@
 #include <time.h>
 
 #include "bitset.h"
+#include "chance.h"
 #include "miner.h"
 
 #define NONE UINT32_MAX
@@ -59,6 +61,9 @@ struct miner_data {
 	uint32_t maxlen[2];	/* longest sequence of each side */
 	uint32_t nseq_truncated;
 	uint32_t max_seq_len;
+	bool lengths;		/* chance set: the windows' lengths control emergence */
+	struct chance chance;
+	double *symrate;	/* with lengths: per dense id, chance__rate() of its D_neg count */
 };
 
 /* Children states of one node on one side: entry k is sequence seq[k] with end
@@ -149,6 +154,7 @@ struct ctx {
 	const struct miner_data *d;
 	struct miner_opts o;
 	uint32_t min_pos, max_neg;
+	double chance_bound;	/* with lengths: most D_pos windows a pattern may be in by chance */
 	uint32_t max_depth;	/* longest pattern ever explored */
 	uint32_t depth_limit;	/* longest pattern explored by this pass */
 	bool limit_binds;	/* depth_limit is below the longest pos sequence */
@@ -421,7 +427,90 @@ void miner_data__free(struct miner_data *d)
 	free(d->ids);
 	free(d->sym);
 	free(d->off);
+	chance__free(&d->chance);
+	free(d->symrate);
 	free(d);
+}
+
+int miner_data__set_lengths(struct miner_data *d, const int64_t *pos_ns, const int64_t *neg_ns)
+{
+	uint32_t nsym = d->nsym ? d->nsym : 1, *n, *seen;
+	double *rate;
+	struct chance c;
+	int err = chance__init(&c, pos_ns, d->nseq[0], neg_ns, d->nseq[1]);
+
+	if (err)
+		return err;
+	n = calloc(nsym, sizeof(*n));
+	seen = malloc(nsym * sizeof(*seen));
+	rate = malloc(nsym * sizeof(*rate));
+	if (!n || !seen || !rate) {
+		free(n);
+		free(seen);
+		free(rate);
+		chance__free(&c);
+		return -ENOMEM;
+	}
+	memset(seen, 0xff, nsym * sizeof(*seen));
+	for (uint32_t q = d->first[1]; q < d->first[1] + d->nseq[1]; q++)
+		for (size_t k = d->off[q]; k < d->off[q + 1]; k++)
+			if (seen[d->sym[k]] != q) {
+				seen[d->sym[k]] = q;
+				n[d->sym[k]]++;
+			}
+	for (uint32_t x = 0; x < d->nsym; x++)
+		rate[x] = chance__rate(&c, n[x]);
+	free(seen);
+	free(n);
+	chance__free(&d->chance);
+	free(d->symrate);
+	d->chance = c;
+	d->symrate = rate;
+	d->lengths = true;
+	return 0;
+}
+
+uint32_t miner_data__max_neg(const struct miner_data *d, uint32_t alpha_ppm)
+{
+	return d->lengths ? chance__max_neg(&d->chance, alpha_ppm) : miner_max_neg(alpha_ppm, d->nseq[1]);
+}
+
+/* The dense id of a caller's symbol id, or UINT32_MAX when the data has none. */
+static uint32_t dense_of(const struct miner_data *d, uint32_t id)
+{
+	uint32_t lo = 0, hi = d->nsym;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nsym && d->ids[lo] == id ? lo : UINT32_MAX;
+}
+
+double miner_data__chance(const struct miner_data *d, const uint32_t *sym, uint32_t len, uint32_t neg_count)
+{
+	double own, items, *r;
+
+	if (!d->lengths)
+		return d->nseq[1] ? (double)neg_count * d->nseq[0] / d->nseq[1] : 0;
+	own = chance__expected(&d->chance, neg_count);
+	if (len < 2)
+		return own;
+	r = malloc(len * sizeof(*r));
+	if (!r)
+		return d->nseq[0];	/* no memory: the strict answer */
+	for (uint32_t k = 0; k < len; k++) {
+		uint32_t x = dense_of(d, sym[k]);
+
+		r[k] = x == UINT32_MAX ? 0 : d->symrate[x];
+	}
+	items = chance__items(&d->chance, r, len, neg_count, INFINITY);
+	free(r);
+	return items > own ? items : own;
 }
 
 uint32_t miner_data__nsymbols(const struct miner_data *d)
@@ -1200,23 +1289,53 @@ static int cmp_rec(const void *a, const void *b, void *arg)
  * Minimality pass (§4.3 post-processing) over @rs and conversion to caller
  * ids, shortest first, at most max_patterns of them.
  */
+/*
+ * Whether a minimal emerging pattern (dense ids) is in no more breaks'
+ * windows than their surplus length gives all its events at once
+ * (chance__items; a single event's chance is its own count's, which
+ * max_neg already bounds). Judged after the search, not in it: the
+ * search then stops at such a pattern as at any emerging one, rather
+ * than go on through the subtrees of common events (3x the mining time
+ * on a context-switch storm).
+ */
+static bool by_chance(const struct ctx *c, const uint32_t *sym, uint32_t len, uint32_t neg)
+{
+	const struct miner_data *d = c->d;
+	double rates[16], *r = len <= 16 ? rates : malloc(len * sizeof(*r)), v;
+
+	if (!d->lengths || len < 2 || c->o.any)
+		return false;
+	if (!r)
+		return true;	/* no memory: the strict answer */
+	for (uint32_t k = 0; k < len; k++)
+		r[k] = d->symrate[sym[k]];
+	v = chance__items(&d->chance, r, len, neg, c->chance_bound);
+	if (r != rates)
+		free(r);
+	return v > c->chance_bound;
+}
+
 static int build_result(struct ctx *c, struct recset *rs, struct miner_result *r)
 {
-	uint32_t *keep, nk = 0;
+	uint32_t *keep, *mins, nk = 0, nmin = 0;
 	size_t nsym = 0;
 	uint32_t *syms;
 
 	if (rs->nrec > 1)
 		qsort_r(rs->rec, rs->nrec, sizeof(*rs->rec), cmp_rec, rs->rsym);
 	keep = malloc((rs->nrec ? rs->nrec : 1) * sizeof(*keep));
-	if (!keep)
+	mins = malloc((rs->nrec ? rs->nrec : 1) * sizeof(*mins));
+	if (!keep || !mins) {
+		free(keep);
+		free(mins);
 		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < rs->nrec; i++) {
 		const struct record *p = &rs->rec[i];
 		bool minimal = true;
 
-		for (uint32_t k = 0; k < nk && minimal; k++) {
-			const struct record *q = &rs->rec[keep[k]];
+		for (uint32_t k = 0; k < nmin && minimal; k++) {
+			const struct record *q = &rs->rec[mins[k]];
 
 			if (q->len < p->len &&
 			    is_subseq(rs->rsym + q->off, q->len, rs->rsym + p->off, p->len))
@@ -1224,6 +1343,11 @@ static int build_result(struct ctx *c, struct recset *rs, struct miner_result *r
 		}
 		if (!minimal)
 			continue;
+		mins[nmin++] = i;
+		if (by_chance(c, rs->rsym + p->off, p->len, p->neg)) {
+			r->nchance++;
+			continue;
+		}
 		if (c->o.max_patterns && nk == c->o.max_patterns) {
 			c->bounds |= MINER_BOUND_PATTERNS;
 			if (r->complete_len >= p->len)
@@ -1235,6 +1359,7 @@ static int build_result(struct ctx *c, struct recset *rs, struct miner_result *r
 	}
 	if (!nk) {
 		free(keep);
+		free(mins);
 		return 0;
 	}
 	/* One buffer for all symbols; patterns[0].sym is its start. */
@@ -1245,6 +1370,7 @@ static int build_result(struct ctx *c, struct recset *rs, struct miner_result *r
 		r->patterns = NULL;
 		free(syms);
 		free(keep);
+		free(mins);
 		return -ENOMEM;
 	}
 	nsym = 0;
@@ -1261,6 +1387,7 @@ static int build_result(struct ctx *c, struct recset *rs, struct miner_result *r
 	}
 	r->npatterns = nk;
 	free(keep);
+	free(mins);
 	return 0;
 }
 
@@ -1468,7 +1595,8 @@ int miner_data__mine(const struct miner_data *d, const struct miner_opts *opts,
 	c.o.max_seq_len = d->max_seq_len;	/* applied when the data was built */
 	c.t0 = now_ns();
 	c.min_pos = miner_min_pos(c.o.delta_ppm, d->nseq[0]);
-	c.max_neg = miner_max_neg(c.o.alpha_ppm, d->nseq[1]);
+	c.max_neg = miner_data__max_neg(d, c.o.alpha_ppm);
+	c.chance_bound = (double)c.o.alpha_ppm / MINER_PPM_ONE * d->nseq[0] * (1 + 1e-9);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;

@@ -18,7 +18,8 @@ static const uint32_t alpha_grid_pct[] = {
 
 struct entry {
 	uint32_t off, len, pos, neg, run, nruns;
-	int64_t score;		/* (supp_pos - supp_neg) * |D_pos| * max(|D_neg|, 1) */
+	double score;		/* (supp_pos - supp_neg) * |D_pos| * max(|D_neg|, 1), supp_neg the chance's */
+	double chance;		/* chance_above_plain() */
 };
 
 struct acc {
@@ -27,6 +28,7 @@ struct acc {
 	uint32_t *sym;
 	size_t nsym, symcap;
 	const struct miner_auto_run *runs;
+	const struct miner_data *d;
 };
 
 static int64_t now_ns(void)
@@ -83,9 +85,23 @@ static uint32_t make_grid(uint32_t *out, const uint32_t *pct, size_t n, uint32_t
 	return k;
 }
 
+/*
+ * The chance count of a pattern (miner_data__chance) when it is above the
+ * plain proportion neg |D_pos| / |D_neg|, else -1: the score is then
+ * computed from the counts alone, in integers, exactly as without lengths.
+ */
+static double chance_above_plain(const struct miner_data *d, const struct miner_pattern *p)
+{
+	uint32_t npos = miner_data__npos(d), nneg = miner_data__nneg(d);
+	double c = miner_data__chance(d, p->sym, p->len, p->neg_count);
+
+	return c > (nneg ? (double)p->neg_count * npos / nneg : 0) ? c : -1;
+}
+
 static int add_patterns(struct acc *a, const struct miner_result *r, uint32_t run)
 {
 	int64_t nneg1 = r->nneg ? r->nneg : 1;
+
 
 	for (uint32_t i = 0; i < r->npatterns; i++) {
 		const struct miner_pattern *p = &r->patterns[i];
@@ -101,8 +117,10 @@ static int add_patterns(struct acc *a, const struct miner_result *r, uint32_t ru
 		e->neg = p->neg_count;
 		e->run = run;
 		e->nruns = 1;
-		/* Both supports over the common denominator |D_pos| * |D_neg|: exact. */
-		e->score = (int64_t)p->pos_count * nneg1 - (int64_t)p->neg_count * r->npos;
+		e->chance = chance_above_plain(a->d, p);
+		/* Both supports over the common denominator |D_pos| * |D_neg|. */
+		e->score = e->chance >= 0 ? ((double)p->pos_count - e->chance) * nneg1 :
+					    (double)((int64_t)p->pos_count * nneg1 - (int64_t)p->neg_count * r->npos);
 		memcpy(a->sym + a->nsym, p->sym, p->len * sizeof(*a->sym));
 		a->nsym += p->len;
 	}
@@ -186,7 +204,7 @@ static int finish(struct acc *a, struct miner_auto_result *res)
 		p->delta_ppm = res->runs[e->run].delta_ppm;
 		p->alpha_ppm = res->runs[e->run].alpha_ppm;
 		p->score = (double)e->pos / res->npos -
-			   (res->nneg ? (double)e->neg / res->nneg : 0.0);
+			   (e->chance >= 0 ? e->chance / res->npos : res->nneg ? (double)e->neg / res->nneg : 0.0);
 	}
 	res->npatterns = (uint32_t)n;
 	return 0;
@@ -256,7 +274,7 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 	uint32_t dg[NDELTA + 1], ag[NALPHA + 1], nd, na;
 	struct miner_auto_opts o;
 	struct miner_auto_result *res;
-	struct acc a = { 0 };
+	struct acc a = { .d = d };
 	size_t runcap = 0;
 	int64_t t0 = now_ns();
 	bool deepen = false;
@@ -302,7 +320,7 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 			if (j >= na)
 				continue;
 			mp = miner_min_pos(dg[i], res->npos);
-			mn = miner_max_neg(ag[j], res->nneg);
+			mn = miner_data__max_neg(d, ag[j]);
 			for (uint32_t k = 0; k < res->nruns && !seen; k++)
 				seen = res->runs[k].min_pos == mp && res->runs[k].max_neg == mn;
 			if (seen)
@@ -330,7 +348,7 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 		 * one pattern, not the corner's all) and the walk goes on.
 		 */
 		if (r == 0 && !res->found && !err && nd + na > 2) {
-			uint32_t mp = miner_min_pos(dg[nd - 1], res->npos), mn = miner_max_neg(ag[na - 1], res->nneg);
+			uint32_t mp = miner_min_pos(dg[nd - 1], res->npos), mn = miner_data__max_neg(d, ag[na - 1]);
 			struct miner_result *probe;
 
 			if (mp == res->runs[0].min_pos && mn == res->runs[0].max_neg)

@@ -71,7 +71,21 @@ struct found {
 	uint32_t len, pos, neg;
 	uint32_t delta_ppm, alpha_ppm;
 	double score;
+	double chance;		/* miner_data__chance() */
 };
+
+/* A pattern of a miner run, scored as miner_auto.h ranks them. */
+static struct found found_of(const struct miner_data *d, const struct miner_pattern *p, uint32_t dp, uint32_t ap)
+{
+	uint32_t npos = miner_data__npos(d), nneg = miner_data__nneg(d);
+	double c = miner_data__chance(d, p->sym, p->len, p->neg_count);
+	double plain = nneg ? (double)p->neg_count * npos / nneg : 0;
+
+	/* where the lengths add nothing, supp_pos - supp_neg as miner_auto rounds it */
+	return (struct found){ p->sym, p->len, p->pos_count, p->neg_count, dp, ap,
+			       c > plain ? ((double)p->pos_count - c) / npos :
+			       (double)p->pos_count / npos - (nneg ? (double)p->neg_count / nneg : 0), c };
+}
 
 static int cmp_found(const void *a, const void *b)
 {
@@ -138,7 +152,8 @@ static int name_patterns(struct patterns_result *r, const struct found *f, size_
 		p->support_neg = r->nneg ? (double)f[i].neg / r->nneg : 0;
 		p->delta = f[i].delta_ppm / (double)MINER_PPM_ONE;
 		p->alpha = f[i].alpha_ppm / (double)MINER_PPM_ONE;
-		p->score = p->support_pos - p->support_neg;
+		p->chance_pos = f[i].chance;
+		p->score = f[i].score;
 		p->level = 0;
 		p->breaks = r->npos;
 	}
@@ -173,7 +188,7 @@ static void describe_bounds(struct patterns_result *r, unsigned bounds, const st
 
 /* Appends the patterns of @mr not already in f (by symbols). */
 static int add_extra(struct found **f, size_t *nf, const struct miner_result *mr,
-		     const struct patterns_result *r, uint32_t dp, uint32_t ap)
+		     const struct miner_data *d, uint32_t dp, uint32_t ap)
 {
 	struct found *g = realloc(*f, (*nf + mr->npatterns + 1) * sizeof(*g));
 	size_t n0 = *nf;
@@ -188,9 +203,7 @@ static int add_extra(struct found **f, size_t *nf, const struct miner_result *mr
 		for (size_t k = 0; k < n0 && !seen; k++)
 			seen = g[k].len == p->len && !memcmp(g[k].sym, p->sym, p->len * sizeof(*p->sym));
 		if (!seen)
-			g[(*nf)++] = (struct found){ p->sym, p->len, p->pos_count, p->neg_count, dp, ap,
-						     (double)p->pos_count / r->npos -
-						     (r->nneg ? (double)p->neg_count / r->nneg : 0) };
+			g[(*nf)++] = found_of(d, p, dp, ap);
 	}
 	return 0;
 }
@@ -230,10 +243,7 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 		for (uint32_t i = 0; i < mr->npatterns; i++) {
 			const struct miner_pattern *p = &mr->patterns[i];
 
-			f[nf++] = (struct found){ p->sym, p->len, p->pos_count, p->neg_count,
-						  ao.base.delta_ppm, ao.base.alpha_ppm,
-						  (double)p->pos_count / r->npos -
-						  (r->nneg ? (double)p->neg_count / r->nneg : 0) };
+			f[nf++] = found_of(d, p, ao.base.delta_ppm, ao.base.alpha_ppm);
 		}
 		qsort(f, nf, sizeof(*f), cmp_found);
 		r->runs = 1;
@@ -263,7 +273,8 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 			const struct miner_auto_pattern *p = &ar->patterns[i];
 
 			f[nf++] = (struct found){ p->sym, p->len, p->pos_count, p->neg_count,
-						  p->delta_ppm, p->alpha_ppm, p->score };
+						  p->delta_ppm, p->alpha_ppm, p->score,
+						  miner_data__chance(d, p->sym, p->len, p->neg_count) };
 		}
 		r->runs = ar->nruns;
 		r->found = ar->found;
@@ -316,7 +327,7 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 				bounds |= extra->bounds;
 				if (extra->bounds && extra->complete_len < complete)
 					complete = extra->complete_len;
-				err = add_extra(&f, &nf, extra, r, xo.delta_ppm, xo.alpha_ppm);
+				err = add_extra(&f, &nf, extra, d, xo.delta_ppm, xo.alpha_ppm);
 			}
 		}
 		qsort(f, nf, sizeof(*f), cmp_found);
@@ -461,6 +472,34 @@ out:
 }
 
 /*
+ * The windows' lengths, so that a pattern emerges only where the breaks'
+ * windows hold it more often than their length explains (chance.h). A
+ * window cut to vocab.max_len symbols counts whole: a pattern is less
+ * likely in it than that, so the control errs on the strict side.
+ */
+static int set_lengths(struct miner_data *d, const struct period_window *w, size_t *const idx[2],
+		       const size_t nidx[2], double *ratio)
+{
+	int64_t *ns = malloc((nidx[0] + nidx[1] + 1) * sizeof(*ns));
+	double sum[2] = { 0, 0 };
+	int err;
+
+	if (!ns)
+		return -ENOMEM;
+	for (int side = 0, k = 0; side < 2; side++)
+		for (size_t j = 0; j < nidx[side]; j++, k++) {
+			struct tl_span sp = window_span(&w[idx[side][j]]);
+
+			ns[k] = (int64_t)(sp.end - sp.start);
+			sum[side] += (double)ns[k];
+		}
+	*ratio = nidx[0] && nidx[1] && sum[1] > 0 ? (sum[0] / nidx[0]) / (sum[1] / nidx[1]) : 0;
+	err = miner_data__set_lengths(d, ns, ns + nidx[0]);
+	free(ns);
+	return err;
+}
+
+/*
  * One search: the windows of p, positive ones only where @pos_sel (NULL:
  * all) says so; the others are not part of this search at all.
  */
@@ -473,6 +512,7 @@ static int mine_level(struct prep *p, const bool *pos_sel, struct patterns_resul
 	struct miner_opts mo;
 	size_t *idx[2] = { NULL, NULL }, nidx[2] = { 0, 0 };
 	int64_t t0 = now_ns();
+	double ratio = 0;
 	int err = -ENOMEM;
 
 	r = calloc(1, sizeof(*r));
@@ -550,6 +590,8 @@ static int mine_level(struct prep *p, const bool *pos_sel, struct patterns_resul
 		}
 	miner_opts_default(&mo);
 	err = miner_data__new(ms, r->npos, ms + r->npos, r->nneg, &mo, &d);
+	if (!err)
+		err = set_lengths(d, p->w, idx, nidx, &ratio);
 	if (err)
 		goto fail;
 	r->vocabulary = miner_data__nsymbols(d);
@@ -560,7 +602,7 @@ static int mine_level(struct prep *p, const bool *pos_sel, struct patterns_resul
 		r->status = "no pattern separates breaks from kept periods";
 done:
 	r->levels[0] = (struct patterns_level){ r->npos, -1, 0, r->found, r->delta, r->alpha, r->runs,
-						r->bounds, r->mine_ns };
+						r->bounds, r->mine_ns, ratio };
 	r->nlevels = 1;
 	r->elapsed_ns = now_ns() - t0;
 	miner_data__free(d);
@@ -1025,6 +1067,7 @@ void patterns__json(const struct patterns_result *r, json_writer_t *w)
 		jsonw_u64_field(w, "count_neg", p->count_neg);
 		jsonw_float_field(w, "delta", p->delta);
 		jsonw_float_field(w, "alpha", p->alpha);
+		jsonw_float_field(w, "chance_pos", p->chance_pos);
 		jsonw_float_field(w, "score", p->score);
 		jsonw_u64_field(w, "level", p->level);
 		jsonw_u64_field(w, "breaks", p->breaks);
@@ -1070,6 +1113,7 @@ void patterns__json(const struct patterns_result *r, json_writer_t *w)
 		jsonw_u64_field(w, "runs", l->runs);
 		json_bounds(w, l->bounds);
 		jsonw_i64_field(w, "mine_ns", l->mine_ns);
+		jsonw_float_field(w, "window_ratio", l->window_ratio);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
@@ -1108,6 +1152,17 @@ static void pct(char *buf, size_t len, double f)
 	snprintf(buf, len, p == floor(p) ? "%.0f %%" : "%.1f %%", p);
 }
 
+/*
+ * Whether the breaks' windows' length makes a visible difference to a
+ * pattern's chance count (a twentieth over the plain proportion).
+ */
+static bool by_length(const struct pattern *p, uint32_t nneg)
+{
+	double plain = nneg ? (double)p->count_neg * p->breaks / nneg : 0;
+
+	return p->chance_pos > 1.05 * plain + 0.005;
+}
+
 static void print_search(FILE *f, const char *what, bool searched, const struct patterns_level *l)
 {
 	char b1[16], b2[16];
@@ -1120,6 +1175,9 @@ static void print_search(FILE *f, const char *what, bool searched, const struct 
 		fprintf(f, "%s: first patterns at >= %s of the breaks, <= %s of the periods", what, b1, b2);
 	else
 		fprintf(f, "%s: none down to >= %s of the breaks, <= %s of the periods", what, b1, b2);
+	/* The periods' share is then scaled to the longer windows (chance.h); 0 % stays 0 %. */
+	if (l->alpha > 0 && l->window_ratio >= PATTERNS_LONGER_WINDOWS)
+		fprintf(f, " (scaled: the breaks' windows are %.1fx as long)", l->window_ratio);
 }
 
 void patterns__print(const struct patterns_result *r, FILE *f, const struct report_style *st)
@@ -1200,8 +1258,12 @@ void patterns__print(const struct patterns_result *r, FILE *f, const struct repo
 			fprintf(f, "%s%s", k ? " -> " : "", p->events[k]);
 		pct(b1, sizeof(b1), p->delta);
 		pct(b2, sizeof(b2), p->alpha);
-		fprintf(f, "  %s(in %u/%u%s breaks, %u/%u periods; at %s / %s)%s\n", rs_dim(st), p->count_pos,
-			p->breaks, p->level ? " worst" : "", p->count_neg, r->nneg, b1, b2, rs_reset(st));
+		fprintf(f, "  %s(in %u/%u%s breaks", rs_dim(st), p->count_pos, p->breaks, p->level ? " worst" : "");
+		if (by_length(p, r->nneg))
+			fprintf(f, ", %.*f expected by chance;", p->chance_pos < 1 ? 2 : 1, p->chance_pos);
+		else
+			fprintf(f, ",");
+		fprintf(f, " %u/%u periods; at %s / %s)%s\n", p->count_neg, r->nneg, b1, b2, rs_reset(st));
 	}
 	if (r->total > top)
 		fprintf(f, "%s... %zu more patterns (-v, --json)%s\n", rs_dim(st), r->total - top, rs_reset(st));
