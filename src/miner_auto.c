@@ -102,7 +102,6 @@ static int add_patterns(struct acc *a, const struct miner_result *r, uint32_t ru
 {
 	int64_t nneg1 = r->nneg ? r->nneg : 1;
 
-
 	for (uint32_t i = 0; i < r->npatterns; i++) {
 		const struct miner_pattern *p = &r->patterns[i];
 		struct entry *e;
