@@ -162,6 +162,14 @@ uint32_t miner_data__max_neg(const struct miner_data *d, uint32_t alpha_ppm);
  * are counted in nchance); opts.any answers without the second test.
  */
 double miner_data__chance(const struct miner_data *d, const uint32_t *sym, uint32_t len, uint32_t neg_count);
+/* Whether a chance count is above the plain proportion neg_count |D_pos| / |D_neg|. */
+bool miner_data__beyond_plain(const struct miner_data *d, uint32_t neg_count, double chance);
+/*
+ * A pattern's score, supp_pos - supp_neg (miner_auto.h), supp_neg its
+ * chance support chance / |D_pos| where miner_data__beyond_plain(), else
+ * exactly neg_count / |D_neg|.
+ */
+double miner_data__score(const struct miner_data *d, uint32_t pos_count, uint32_t neg_count, double chance);
 
 /* Run the miner (opts NULL: defaults; opts->max_seq_len is ignored here).
  * Returns 0 and *out, or -EINVAL / -ENOMEM. */

@@ -68,7 +68,8 @@ struct miner_auto_pattern {
 	uint32_t delta_ppm, alpha_ppm;	/* the first grid point that reported it */
 	uint32_t run;		/* index of that run in miner_auto_result.runs */
 	uint32_t nruns;		/* runs of the final round that reported it */
-	double score;		/* pos_count/|D_pos| - miner_data__chance(neg_count)/|D_pos| */
+	double chance;		/* miner_data__chance() */
+	double score;		/* miner_data__score() */
 };
 
 struct miner_auto_run {

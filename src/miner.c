@@ -491,26 +491,59 @@ static uint32_t dense_of(const struct miner_data *d, uint32_t id)
 	return lo < d->nsym && d->ids[lo] == id ? lo : UINT32_MAX;
 }
 
-double miner_data__chance(const struct miner_data *d, const uint32_t *sym, uint32_t len, uint32_t neg_count)
+/*
+ * chance__items() of the pattern sym[0..len) (dense ids, or the caller's),
+ * with lengths set; |D_pos|, the strict answer, without the memory for it.
+ */
+static double items_chance(const struct miner_data *d, const uint32_t *sym, uint32_t len, bool dense,
+			   uint32_t neg_count, double stop_above)
 {
-	double own, items, *r;
+	double rates[16] = { 0 }, *r = len <= 16 ? rates : malloc(len * sizeof(*r)), v;
 
-	if (!d->lengths)
-		return d->nseq[1] ? (double)neg_count * d->nseq[0] / d->nseq[1] : 0;
-	own = chance__expected(&d->chance, neg_count);
-	if (len < 2)
-		return own;
-	r = malloc(len * sizeof(*r));
 	if (!r)
-		return d->nseq[0];	/* no memory: the strict answer */
+		return d->nseq[0];
 	for (uint32_t k = 0; k < len; k++) {
-		uint32_t x = dense_of(d, sym[k]);
+		uint32_t x = dense ? sym[k] : dense_of(d, sym[k]);
 
 		r[k] = x == UINT32_MAX ? 0 : d->symrate[x];
 	}
-	items = chance__items(&d->chance, r, len, neg_count, INFINITY);
-	free(r);
+	v = chance__items(&d->chance, r, len, neg_count, stop_above);
+	if (r != rates)
+		free(r);
+	return v;
+}
+
+/* The plain proportion: a pattern's D_pos count by chance as ConSGapMiner's thresholds have it. */
+static double plain_chance(const struct miner_data *d, uint32_t neg_count)
+{
+	return d->nseq[1] ? (double)neg_count * d->nseq[0] / d->nseq[1] : 0;
+}
+
+double miner_data__chance(const struct miner_data *d, const uint32_t *sym, uint32_t len, uint32_t neg_count)
+{
+	double own, items;
+
+	if (!d->lengths)
+		return plain_chance(d, neg_count);
+	own = chance__expected(&d->chance, neg_count);
+	if (len < 2)
+		return own;
+	items = items_chance(d, sym, len, false, neg_count, INFINITY);
 	return items > own ? items : own;
+}
+
+bool miner_data__beyond_plain(const struct miner_data *d, uint32_t neg_count, double chance)
+{
+	return chance > plain_chance(d, neg_count);
+}
+
+double miner_data__score(const struct miner_data *d, uint32_t pos_count, uint32_t neg_count, double chance)
+{
+	uint32_t npos = d->nseq[0], nneg = d->nseq[1];
+
+	if (miner_data__beyond_plain(d, neg_count, chance))
+		return (double)pos_count / npos - chance / npos;
+	return (double)pos_count / npos - (nneg ? (double)neg_count / nneg : 0.0);
 }
 
 uint32_t miner_data__nsymbols(const struct miner_data *d)
@@ -1286,10 +1319,6 @@ static int cmp_rec(const void *a, const void *b, void *arg)
 }
 
 /*
- * Minimality pass (§4.3 post-processing) over @rs and conversion to caller
- * ids, shortest first, at most max_patterns of them.
- */
-/*
  * Whether a minimal emerging pattern (dense ids) is in no more breaks'
  * windows than their surplus length gives all its events at once
  * (chance__items; a single event's chance is its own count's, which
@@ -1300,21 +1329,15 @@ static int cmp_rec(const void *a, const void *b, void *arg)
  */
 static bool by_chance(const struct ctx *c, const uint32_t *sym, uint32_t len, uint32_t neg)
 {
-	const struct miner_data *d = c->d;
-	double rates[16], *r = len <= 16 ? rates : malloc(len * sizeof(*r)), v;
-
-	if (!d->lengths || len < 2 || c->o.any)
+	if (!c->d->lengths || len < 2 || c->o.any)
 		return false;
-	if (!r)
-		return true;	/* no memory: the strict answer */
-	for (uint32_t k = 0; k < len; k++)
-		r[k] = d->symrate[sym[k]];
-	v = chance__items(&d->chance, r, len, neg, c->chance_bound);
-	if (r != rates)
-		free(r);
-	return v > c->chance_bound;
+	return items_chance(c->d, sym, len, true, neg, c->chance_bound) > c->chance_bound;
 }
 
+/*
+ * Minimality pass (§4.3 post-processing) over @rs and conversion to caller
+ * ids, shortest first, at most max_patterns of them.
+ */
 static int build_result(struct ctx *c, struct recset *rs, struct miner_result *r)
 {
 	uint32_t *keep, *mins, nk = 0, nmin = 0;

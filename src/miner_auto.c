@@ -19,7 +19,7 @@ static const uint32_t alpha_grid_pct[] = {
 struct entry {
 	uint32_t off, len, pos, neg, run, nruns;
 	double score;		/* (supp_pos - supp_neg) * |D_pos| * max(|D_neg|, 1), supp_neg the chance's */
-	double chance;		/* chance_above_plain() */
+	double chance;		/* miner_data__chance() */
 };
 
 struct acc {
@@ -85,19 +85,6 @@ static uint32_t make_grid(uint32_t *out, const uint32_t *pct, size_t n, uint32_t
 	return k;
 }
 
-/*
- * The chance count of a pattern (miner_data__chance) when it is above the
- * plain proportion neg |D_pos| / |D_neg|, else -1: the score is then
- * computed from the counts alone, in integers, exactly as without lengths.
- */
-static double chance_above_plain(const struct miner_data *d, const struct miner_pattern *p)
-{
-	uint32_t npos = miner_data__npos(d), nneg = miner_data__nneg(d);
-	double c = miner_data__chance(d, p->sym, p->len, p->neg_count);
-
-	return c > (nneg ? (double)p->neg_count * npos / nneg : 0) ? c : -1;
-}
-
 static int add_patterns(struct acc *a, const struct miner_result *r, uint32_t run)
 {
 	int64_t nneg1 = r->nneg ? r->nneg : 1;
@@ -116,10 +103,12 @@ static int add_patterns(struct acc *a, const struct miner_result *r, uint32_t ru
 		e->neg = p->neg_count;
 		e->run = run;
 		e->nruns = 1;
-		e->chance = chance_above_plain(a->d, p);
-		/* Both supports over the common denominator |D_pos| * |D_neg|. */
-		e->score = e->chance >= 0 ? ((double)p->pos_count - e->chance) * nneg1 :
-					    (double)((int64_t)p->pos_count * nneg1 - (int64_t)p->neg_count * r->npos);
+		e->chance = miner_data__chance(a->d, p->sym, p->len, p->neg_count);
+		/* Both supports over the common denominator |D_pos| * |D_neg|: exact in integers
+		 * where the chance support is the plain one. */
+		e->score = miner_data__beyond_plain(a->d, p->neg_count, e->chance) ?
+				   ((double)p->pos_count - e->chance) * nneg1 :
+				   (double)((int64_t)p->pos_count * nneg1 - (int64_t)p->neg_count * r->npos);
 		memcpy(a->sym + a->nsym, p->sym, p->len * sizeof(*a->sym));
 		a->nsym += p->len;
 	}
@@ -202,8 +191,8 @@ static int finish(struct acc *a, struct miner_auto_result *res)
 		p->nruns = e->nruns;
 		p->delta_ppm = res->runs[e->run].delta_ppm;
 		p->alpha_ppm = res->runs[e->run].alpha_ppm;
-		p->score = (double)e->pos / res->npos -
-			   (e->chance >= 0 ? e->chance / res->npos : res->nneg ? (double)e->neg / res->nneg : 0.0);
+		p->chance = e->chance;
+		p->score = miner_data__score(a->d, e->pos, e->neg, e->chance);
 	}
 	res->npatterns = (uint32_t)n;
 	return 0;

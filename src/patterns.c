@@ -77,14 +77,10 @@ struct found {
 /* A pattern of a miner run, scored as miner_auto.h ranks them. */
 static struct found found_of(const struct miner_data *d, const struct miner_pattern *p, uint32_t dp, uint32_t ap)
 {
-	uint32_t npos = miner_data__npos(d), nneg = miner_data__nneg(d);
 	double c = miner_data__chance(d, p->sym, p->len, p->neg_count);
-	double plain = nneg ? (double)p->neg_count * npos / nneg : 0;
 
-	/* where the lengths add nothing, supp_pos - supp_neg as miner_auto rounds it */
 	return (struct found){ p->sym, p->len, p->pos_count, p->neg_count, dp, ap,
-			       c > plain ? ((double)p->pos_count - c) / npos :
-			       (double)p->pos_count / npos - (nneg ? (double)p->neg_count / nneg : 0), c };
+			       miner_data__score(d, p->pos_count, p->neg_count, c), c };
 }
 
 static int cmp_found(const void *a, const void *b)
@@ -273,8 +269,7 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 			const struct miner_auto_pattern *p = &ar->patterns[i];
 
 			f[nf++] = (struct found){ p->sym, p->len, p->pos_count, p->neg_count,
-						  p->delta_ppm, p->alpha_ppm, p->score,
-						  miner_data__chance(d, p->sym, p->len, p->neg_count) };
+						  p->delta_ppm, p->alpha_ppm, p->score, p->chance };
 		}
 		r->runs = ar->nruns;
 		r->found = ar->found;
