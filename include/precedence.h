@@ -63,6 +63,17 @@ struct prec_opts {
 	prec_edge_fn edge_fn;	/* NULL: keep every edge, category 0 */
 	void *edge_ctx;
 	/*
+	 * Threads for the scans; 0 or 1: the caller's only, at most
+	 * PREC_MAX_JOBS. With more, each thread finds the edges of its own
+	 * share of the targets, and edge_fn is called from all of them at
+	 * once, by thread i with edge_ctxs[i] (edge_ctx when edge_ctxs is
+	 * NULL). It may then write only what belongs to its call's target,
+	 * and read only what no other call writes. Each thread calls it in a
+	 * deterministic order; the edges are the same for any jobs.
+	 */
+	int jobs;
+	void **edge_ctxs;
+	/*
 	 * 1: no duration and lag arrays (8 bytes per task and 8 per edge
 	 * less): prec_dur() and prec_lag() read them off the tasks, which
 	 * must then outlive the graph unchanged. Every edge's lag is then
@@ -72,6 +83,7 @@ struct prec_opts {
 	int lean;
 };
 
+#define PREC_MAX_JOBS 8
 #define PREC_DEFAULT_MAX_EDGES(n) (32 * (uint64_t)(n) + (1u << 20))
 #define PREC_MAX_EDGES ((uint64_t)UINT32_MAX - 1)
 #define PREC_MAX_TASKS ((uint64_t)UINT32_MAX - 1)

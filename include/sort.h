@@ -26,13 +26,15 @@ int sort_pairs(struct sort_pair *a, size_t n);
 /*
  * Stable LSD radix sorts on bits [lo_bit, hi_bit) of the word (the key),
  * SORT_RADIX_BITS per pass, moving between a and tmp (n each); they return
- * the one holding the result. cnt: SORT_RADIX_SIZE counters. A pass where
- * every key falls into one bucket is skipped.
+ * the one holding the result. A pass where every key falls into one bucket
+ * is skipped. jobs threads (at most WORKQ_MAX_JOBS) count and scatter a
+ * share of the records each, from 256 K records on; cnt holds jobs *
+ * SORT_RADIX_SIZE counters.
  */
 uint64_t *sort_radix_u64(uint64_t *a, uint64_t *tmp, uint32_t n, unsigned lo_bit, unsigned hi_bit,
-			 uint32_t *cnt);
+			 uint32_t *cnt, int jobs);
 struct sort_pair *sort_radix_pairs(struct sort_pair *a, struct sort_pair *tmp, uint32_t n, unsigned lo_bit,
-				   unsigned hi_bit, uint32_t *cnt);
+				   unsigned hi_bit, uint32_t *cnt, int jobs);
 
 typedef uint64_t (*sort_key_fn)(const void *arr, size_t i);
 

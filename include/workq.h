@@ -9,6 +9,7 @@
 #ifndef QT_WORKQ_H
 #define QT_WORKQ_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #define WORKQ_LINE 64		/* bytes of a cache line */
+#define WORKQ_MAX_JOBS 8	/* threads of one workq_parts() */
 
 struct workq {
 	size_t n;
@@ -75,6 +77,44 @@ static inline void *workq_calloc(size_t n, size_t size)
 	if (p)
 		memset(p, 0, bytes);
 	return p;
+}
+
+/*
+ * The CPUs the analysis keeps busy, counted across its stages. Its stages
+ * run side by side on threads of their own, and a stage that splits its
+ * work in shares (workq_parts) gains only from a CPU no other stage is
+ * using: on a CPU already busy, the shares' threads take turns with the
+ * other stage's and the memory they all stream through, and the whole
+ * report ran 5 % slower. Every thread running a stage counts itself busy
+ * (workq_busy), a thread waiting for another not; a split asks for spare
+ * CPUs when it starts (workq_spare) and gives them back when done.
+ * Without workq_cpus_set(), or after workq_cpus_set(0), nothing is
+ * counted and every split gets what it asks for.
+ */
+void workq_cpus_set(int ncpu);
+void workq_busy(int delta);
+int workq_spare(int want);	/* 0..want CPUs, now counted busy */
+
+/*
+ * fn on each of jobs parts (an array of them, size bytes apart), each on a
+ * thread of its own: the caller runs the last, and any part whose thread
+ * cannot start. For work split in fixed shares up front, where every part
+ * writes only what is its own. jobs is at most WORKQ_MAX_JOBS.
+ */
+static inline void workq_parts(int jobs, void *(*fn)(void *), void *parts, size_t size)
+{
+	pthread_t th[WORKQ_MAX_JOBS];
+	bool started[WORKQ_MAX_JOBS] = { false };
+	char *p = parts;
+
+	for (int i = 0; i < jobs - 1; i++)
+		started[i] = !pthread_create(&th[i], NULL, fn, p + i * size);
+	for (int i = 0; i < jobs; i++)
+		if (!started[i])
+			fn(p + i * size);
+	for (int i = 0; i < jobs - 1; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
 }
 
 #endif

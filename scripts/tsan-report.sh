@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The report under ThreadSanitizer: the critical path's graph is built
 # beside the actors' stage, the pattern search beside the rest of the
-# critical path (src/analysis.c), and the actors' studies, the eps counts
-# and the accounting each on two workers, so every report is a test of
+# critical path (src/analysis.c), and the actors' studies, the precedence
+# graph's sorts and scans, the eps counts and the accounting each on two
+# workers, so every report is a test of
 # what they share. Builds build/tsan/qostrace, analyses a
 # synthetic trace (tests/bench/gen_trace.c) and, as root, the demo's
 # recording; fails on any data race TSan reports.

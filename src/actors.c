@@ -1023,9 +1023,11 @@ static int study_all(struct ctx *c, const struct cand *cands, size_t n)
 		return -ENOMEM;
 	if (c->jobs > 1 && n > 1)
 		two = !pthread_create(&th, NULL, study_work, &wk[1]);
+	workq_busy(two);
 	study_work(&wk[0]);
 	if (two)
 		pthread_join(th, NULL);
+	workq_busy(-two);
 	err = wk[0].err ? wk[0].err : wk[1].err;
 	for (size_t i = 0; i < n && !err; i++)
 		err = keep_studied(c, &cands[i], &job.res[i]);

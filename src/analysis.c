@@ -11,6 +11,7 @@
 #include "critical.h"
 #include "log.h"
 #include "patterns.h"
+#include "workq.h"
 
 void analysis_opts_default(struct analysis_opts *o)
 {
@@ -51,7 +52,9 @@ static void *prep_thread(void *arg)
 {
 	struct prep_job *j = arg;
 
+	workq_busy(1);
 	j->err = critical__prepare(j->tl, &j->co, &j->prep);
+	workq_busy(-1);
 	return NULL;
 }
 
@@ -60,7 +63,9 @@ static struct critical_prep *prep_join(struct prep_job *j, int *err)
 {
 	if (!j->started)
 		return NULL;
+	workq_busy(-1);
 	pthread_join(j->th, NULL);
+	workq_busy(1);
 	j->started = false;
 	*err = j->err;
 	return j->prep;
@@ -101,7 +106,9 @@ static void *patterns_thread(void *arg)
 {
 	struct patterns_job *j = arg;
 
+	workq_busy(1);
 	j->err = patterns__analyse(j->tl, j->a->actors, &j->a->opts, &j->a->patterns);
+	workq_busy(-1);
 	return NULL;
 }
 
@@ -123,7 +130,9 @@ static int run_critical_and_patterns(struct analysis *a, const struct timeline *
 		side_by_side = false;
 	err = run_critical(a, tl, pj);
 	if (side_by_side) {
+		workq_busy(-1);
 		pthread_join(th, NULL);
+		workq_busy(1);
 	} else {
 		if (a->opts.progress)
 			log_status("mining emerging patterns...");
@@ -152,6 +161,7 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	 * path's graph is built beside the actors where two jobs run, and
 	 * the patterns beside the rest of the critical path.
 	 */
+	workq_cpus_set(o->jobs);
 	pj.tl = tl;
 	critical_opts_of(o, &pj.co);
 	pj.started = o->jobs > 1 && !pthread_create(&pj.th, NULL, prep_thread, &pj);
@@ -160,6 +170,7 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 		err = run_critical_and_patterns(a, tl, &pj);
 	/* Unused when the actors failed: their error stands. */
 	critical__prep_free(prep_join(&pj, &perr));
+	workq_cpus_set(0);
 	if (err) {
 		analysis__free(a);
 		return err;

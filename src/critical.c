@@ -23,10 +23,12 @@
 #define TF_LAST 0x02		/* last fragment of its run */
 #define TF_UNSURE 0x04		/* the run's start was not reported by the kernel */
 #define TF_CUT 0x08		/* the run began before the recording */
-#define TF_WK_KEPT 0x10		/* the hook kept the wakeup edge into it */
-#define TF_PO_KEPT 0x20		/* the hook kept the program-order edge into it */
-#define TF_HAS_PRED 0x40	/* the hook kept some edge into it */
 #define TF_WAKER_RAN 0x80	/* the waker of its wakeup was running at the waking time */
+
+/* What the graph's build kept into a task (model.kept). */
+#define KEPT_WK 0x01		/* the wakeup edge */
+#define KEPT_PO 0x02		/* the program-order edge */
+#define KEPT_ANY 0x04		/* some edge */
 
 struct span {
 	int64_t a, b;
@@ -59,6 +61,11 @@ struct model {
 	 * or from the root (a release). 0: none.
 	 */
 	uint8_t *xcat;
+	/*
+	 * [n] KEPT_*, apart from fl: the build's threads each set the bits of
+	 * their own targets while reading fl of any task.
+	 */
+	uint8_t *kept;
 	struct crit_edge_stats *st;
 	bool enumerate;			/* judge every proposal within eps (the reference) */
 };
@@ -593,11 +600,18 @@ static inline bool confirmed(const struct model *m, uint32_t u, uint32_t v)
 	return m->wfrom[v] == u;
 }
 
+/* The hook's context: one per thread of the build, each with its own counts. */
+struct hook_ctx {
+	struct model *m;
+	struct crit_edge_stats st;
+};
+
 static int trace_hook(void *ctx, uint32_t u, uint32_t v, int64_t gap, enum prec_edge_kind kind,
 		      uint8_t *cat)
 {
-	struct model *m = ctx;
-	struct crit_edge_stats *st = m->st;
+	struct hook_ctx *hc = ctx;
+	struct model *m = hc->m;
+	struct crit_edge_stats *st = &hc->st;
 	uint32_t tu, tv;
 
 	(void)kind;
@@ -617,21 +631,21 @@ static int trace_hook(void *ctx, uint32_t u, uint32_t v, int64_t gap, enum prec_
 		else
 			*cat = CRIT_CAT_BLOCKED;
 		st->same_thread++;
-		m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
+		m->kept[v] |= KEPT_PO | KEPT_ANY;
 		return 1;
 	}
 	if (m->split && confirmed(m, u, v)) {
 		st->cross++;
 		st->confirmed++;
 		*cat = CRIT_CAT_WAKEUP;
-		m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
+		m->kept[v] |= KEPT_WK | KEPT_ANY;
 		return 1;
 	}
 	if (gap == 0 && run_of(m, u)->cpu == run_of(m, v)->cpu && (m->fl[u] & TF_LAST) &&
 	    (m->fl[v] & TF_FIRST) && !(m->fl[v] & TF_UNSURE)) {
 		st->resource++;
 		*cat = CRIT_CAT_RESOURCE;
-		m->fl[v] |= TF_HAS_PRED;
+		m->kept[v] |= KEPT_ANY;
 		return 1;
 	}
 	st->cross++;
@@ -642,7 +656,7 @@ static int trace_hook(void *ctx, uint32_t u, uint32_t v, int64_t gap, enum prec_
 	if (!m->split) {
 		st->unchecked++;
 		*cat = CRIT_CAT_GAP;
-		m->fl[v] |= TF_HAS_PRED;
+		m->kept[v] |= KEPT_ANY;
 		return 1;
 	}
 	st->rejected++;
@@ -1698,11 +1712,13 @@ static int account_actors(struct critical_result *res, const struct walker *w, c
 		side.w.hint = workq_calloc(w->m->ncpu ? w->m->ncpu : 1, sizeof(*side.w.hint));
 		two = side.w.hint && !pthread_create(&th, NULL, acct_work, &side);
 	}
+	workq_busy(two);
 	main_wk.err = accs_init(&main_wk.ac, acc, nowners);
 	if (!main_wk.err)
 		acct_work(&main_wk);
 	if (two)
 		pthread_join(th, NULL);
+	workq_busy(-two);
 	free(side.w.hint);
 	acc_free(&side_acc);
 	accs_free(&side.ac);
@@ -1803,7 +1819,7 @@ static inline void eps_window(const struct model *m, const uint32_t *byend, int6
 static void keep_program_order(struct model *m, struct crit_edge_stats *st, uint32_t v)
 {
 	st->same_thread++;
-	m->fl[v] |= TF_PO_KEPT | TF_HAS_PRED;
+	m->kept[v] |= KEPT_PO | KEPT_ANY;
 	m->xcat[2 * v] = run_of(m, v - 1)->end_state == QT_END_PREEMPTED ? CRIT_CAT_PREEMPT : CRIT_CAT_BLOCKED;
 }
 
@@ -1811,7 +1827,7 @@ static void keep_program_order(struct model *m, struct crit_edge_stats *st, uint
 static void keep_wakeup(struct model *m, struct crit_edge_stats *st, uint32_t v)
 {
 	st->confirmed++;
-	m->fl[v] |= TF_WK_KEPT | TF_HAS_PRED;
+	m->kept[v] |= KEPT_WK | KEPT_ANY;
 	m->xcat[2 * v + 1] = CRIT_CAT_WAKEUP;
 }
 
@@ -2013,31 +2029,28 @@ static void edge_stats_add(struct crit_edge_stats *d, const struct crit_edge_sta
  * [end, start] meets one iff end < B). The graph is the same: the kept
  * edges are noted per task (xcat), not in the order they are found.
  *
- * Each target is judged on its own, so with jobs > 1 the two halves of the
- * order are counted side by side (a helper thread takes the first), each
- * into its own counts; the flags each sets are its own targets'.
+ * Each target is judged on its own, so with jobs > 1 and a spare CPU the
+ * two halves of the order are counted side by side (a helper thread takes
+ * the first), each into its own counts; the flags each sets are its own
+ * targets'.
  */
 static int scan_eps_count(struct model *m, const struct prec_graph *g, int64_t eps, int jobs)
 {
 	struct eps_part pt[2];
 	uint32_t *byend = NULL, mid;
-	pthread_t th;
-	bool two, sorted;
-	int err = merge_by_end(m, &byend, &sorted);
+	bool sorted;
+	int err = merge_by_end(m, &byend, &sorted), two;
 
 	if (err)
 		return err;
 	/* The second half finds its window by binary search: ends in order only. */
-	mid = jobs > 1 && sorted ? g->n / 2 : 0;
+	two = jobs > 1 && sorted && g->n > 1 ? 1 + workq_spare(1) : 1;
+	mid = two > 1 ? g->n / 2 : 0;
 	for (int i = 0; i < 2; i++)
 		pt[i] = (struct eps_part){ .m = m, .g = g, .byend = byend, .eps = eps,
 					   .p0 = i ? mid : 0, .p1 = i ? g->n : mid };
-	two = mid && !pthread_create(&th, NULL, eps_count_part, &pt[0]);
-	if (!two)
-		eps_count_part(&pt[0]);
-	eps_count_part(&pt[1]);
-	if (two)
-		pthread_join(th, NULL);
+	workq_parts(two, eps_count_part, two > 1 ? pt : pt + 1, sizeof(pt[0]));
+	workq_busy(1 - two);
 	edge_stats_add(m->st, &pt[0].st);
 	edge_stats_add(m->st, &pt[1].st);
 	free(byend);
@@ -2052,7 +2065,7 @@ static void trace_extras(struct model *m)
 
 	for (uint32_t v = 0; v < m->n; v++) {
 		int64_t s = m->tasks[v].start_ns;
-		bool has = m->fl[v] & TF_HAS_PRED;
+		bool has = m->kept[v] & KEPT_ANY;
 		uint8_t rel = 0;
 
 		if (m->split && (m->fl[v] & TF_FIRST)) {
@@ -2064,7 +2077,7 @@ static void trace_extras(struct model *m)
 				if (u == CRIT_NONE) {
 					rel = CRIT_CAT_REL_WAKER;
 					st->wakeups_unmatched++;
-				} else if (!(m->fl[v] & TF_WK_KEPT)) {
+				} else if (!(m->kept[v] & KEPT_WK)) {
 					/* Beyond eps: gap > eps >= 0, so u is before v in the order. */
 					m->xcat[2 * v + 1] = CRIT_CAT_WAKEUP;
 					st->wakeups_beyond++;
@@ -2074,7 +2087,7 @@ static void trace_extras(struct model *m)
 				rel = w->flags & QT_WAKE_HARDIRQ ? CRIT_CAT_REL_HARDIRQ :
 				      w->flags & QT_WAKE_SOFTIRQ ? CRIT_CAT_REL_SOFTIRQ : CRIT_CAT_REL_KERNEL;
 			} else if (v > 0 && owner_of(m, v - 1) == owner_of(m, v) && (m->fl[v - 1] & TF_LAST) &&
-				   run_of(m, v - 1)->end_state == QT_END_PREEMPTED && !(m->fl[v] & TF_PO_KEPT) &&
+				   run_of(m, v - 1)->end_state == QT_END_PREEMPTED && !(m->kept[v] & KEPT_PO) &&
 				   m->tasks[v - 1].end_ns <= s && m->tasks[v - 1].start_ns < s) {
 				m->xcat[2 * v] = CRIT_CAT_PREEMPT;
 				st->preempt_beyond++;
@@ -2118,18 +2131,27 @@ static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, int job
 		.origin_ns = m->t0,
 		.max_edges = max_edges,
 		.edge_fn = trace_hook,
-		.edge_ctx = m,
 		.lean = 1,
+		.jobs = jobs < 1 ? 1 : jobs > PREC_MAX_JOBS ? PREC_MAX_JOBS : jobs,
 	};
-	int err;
+	struct hook_ctx hc[PREC_MAX_JOBS];
+	void *ctxs[PREC_MAX_JOBS];
+	int err = -ENOMEM;
 
+	for (int i = 0; i < po.jobs; i++) {
+		hc[i] = (struct hook_ctx){ .m = m };
+		ctxs[i] = &hc[i];
+	}
+	po.edge_ctx = ctxs[0];
+	po.edge_ctxs = ctxs;
 	m->xcat = calloc(m->n ? 2 * m->n : 1, 1);
-	if (!m->xcat)
-		return -ENOMEM;
-	for (size_t v = 0; v < m->n; v++)
-		m->fl[v] &= ~(TF_WK_KEPT | TF_PO_KEPT | TF_HAS_PRED);
+	m->kept = calloc(m->n ? m->n : 1, 1);
+	if (!m->xcat || !m->kept)
+		goto out;
 	memset(m->st, 0, sizeof(*m->st));
 	err = prec_graph__build(m->tasks, m->n, &po, out);
+	for (int i = 0; i < po.jobs; i++)
+		edge_stats_add(m->st, &hc[i].st);
 	if (err)
 		goto out;
 	m->st->candidates = (*out)->n_candidates;
@@ -2145,7 +2167,9 @@ static int build_graph(struct model *m, int64_t eps, uint64_t max_edges, int job
 	}
 out:
 	free(m->xcat);
+	free(m->kept);
 	m->xcat = NULL;
+	m->kept = NULL;
 	return err;
 }
 

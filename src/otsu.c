@@ -52,7 +52,7 @@ static int sort_values(double *v, size_t n)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		k[i] = key_of(v[i]);
-	out = sort_radix_u64(k, tmp, (uint32_t)n, 0, 64, cnt);
+	out = sort_radix_u64(k, tmp, (uint32_t)n, 0, 64, cnt, 1);
 	for (size_t i = 0; i < n; i++)
 		v[i] = value_of(out[i]);
 	free(tmp);

@@ -21,9 +21,15 @@
 
 #include "precedence.h"
 #include "sort.h"
+#include "workq.h"
 
 /* Relative times (x - t0) and eps stay below this, so sums of a few never overflow. */
 #define TIME_MAX (INT64_MAX / 4)
+
+_Static_assert(PREC_MAX_JOBS <= WORKQ_MAX_JOBS, "one thread per share");
+
+/* Below this many tasks a second thread costs more than it saves. */
+#define PREC_PARALLEL_MIN 65536
 
 struct build_ctx {
 	const struct prec_task *tasks;
@@ -32,6 +38,7 @@ struct build_ctx {
 	int64_t eps;
 	uint64_t max_edges;
 	bool lean;
+	int jobs;		/* threads for the scans */
 };
 
 static int validate(const struct prec_task *tasks, size_t n,
@@ -47,6 +54,8 @@ static int validate(const struct prec_task *tasks, size_t n,
 	if (n && !tasks)
 		return -EINVAL;
 	if (opts->eps_ns < 0 || opts->eps_ns > TIME_MAX)
+		return -EINVAL;
+	if (opts->jobs < 0 || opts->jobs > PREC_MAX_JOBS)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		if (tasks[i].end_ns < tasks[i].start_ns)
@@ -68,6 +77,7 @@ static int validate(const struct prec_task *tasks, size_t n,
 	bc->lean = opts->lean;
 	bc->n = (uint32_t)n;
 	bc->eps = opts->eps_ns;
+	bc->jobs = opts->jobs > 1 && n >= PREC_PARALLEL_MIN ? opts->jobs : 1;
 	bc->max_edges = opts->max_edges ? opts->max_edges :
 					  PREC_DEFAULT_MAX_EDGES(n);
 	if (bc->max_edges > PREC_MAX_EDGES)
@@ -121,7 +131,7 @@ static void fix_start_ties(const struct build_ctx *bc, uint32_t *order)
 struct sort_buf {
 	void *a, *tmp;
 	size_t bytes;		/* of each of a and tmp */
-	uint32_t cnt[SORT_RADIX_SIZE];
+	uint32_t cnt[PREC_MAX_JOBS * SORT_RADIX_SIZE];	/* a share's counters per thread */
 };
 
 static int sort_buf_get(struct sort_buf *sb, size_t bytes)
@@ -143,6 +153,38 @@ static void sort_buf_free(struct sort_buf *sb)
 	free(sb->a);
 	free(sb->tmp);
 	free(sb);
+}
+
+/*
+ * One thread's share [lo, hi) of the ids: packing their keys and ids into
+ * words, or taking the ids back out of the sorted words.
+ */
+struct pack_share {
+	const struct build_ctx *bc;
+	bool by_end;
+	uint64_t *a;
+	uint32_t *out;
+	int64_t kmin;
+	unsigned ibits;
+	uint32_t lo, hi;
+};
+
+static void *pack_keys(void *arg)
+{
+	const struct pack_share *p = arg;
+
+	for (uint32_t i = p->lo; i < p->hi; i++)
+		p->a[i] = (((uint64_t)key_of(&p->bc->tasks[i], p->by_end) - (uint64_t)p->kmin) << p->ibits) | i;
+	return NULL;
+}
+
+static void *unpack_ids(void *arg)
+{
+	const struct pack_share *p = arg;
+
+	for (uint32_t i = p->lo; i < p->hi; i++)
+		p->out[i] = (uint32_t)(p->a[i] & ((1ULL << p->ibits) - 1));
+	return NULL;
 }
 
 /*
@@ -181,20 +223,27 @@ static int order_by(const struct build_ctx *bc, bool by_end, struct sort_buf *sb
 	kbits = bits_for((uint64_t)kmax - (uint64_t)kmin);
 	ibits = bits_for(n - 1);
 	if (kbits + ibits <= 64) {
-		uint64_t *a, *tmp;
+		struct pack_share sh[PREC_MAX_JOBS];
+		uint64_t *a;
+		int jobs;
 
-		if (sort_buf_get(sb, (size_t)n * sizeof(*a)))
+		if (sort_buf_get(sb, (size_t)n * sizeof(uint64_t)))
 			return -ENOMEM;
-		a = sb->a;
-		tmp = sb->tmp;
-		for (uint32_t i = 0; i < n; i++)
-			a[i] = (((uint64_t)key_of(&t[i], by_end) - (uint64_t)kmin) << ibits) | i;
+		jobs = n < PREC_PARALLEL_MIN ? 1 : 1 + workq_spare(bc->jobs - 1);
+		for (int j = 0; j < jobs; j++)
+			sh[j] = (struct pack_share){ .bc = bc, .by_end = by_end, .a = sb->a, .out = out, .kmin = kmin,
+						     .ibits = ibits, .lo = (uint32_t)((uint64_t)n * j / jobs),
+						     .hi = (uint32_t)((uint64_t)n * (j + 1) / jobs) };
+		workq_parts(jobs, pack_keys, sh, sizeof(sh[0]));
 		/* The id bits are already in order: a stable sort keeps them. */
-		a = sort_radix_u64(a, tmp, n, ibits, ibits + kbits, sb->cnt);
-		for (uint32_t i = 0; i < n; i++)
-			out[i] = (uint32_t)(a[i] & ((1ULL << ibits) - 1));
+		a = sort_radix_u64(sb->a, sb->tmp, n, ibits, ibits + kbits, sb->cnt, jobs);
+		for (int j = 0; j < jobs; j++)
+			sh[j].a = a;
+		workq_parts(jobs, unpack_ids, sh, sizeof(sh[0]));
+		workq_busy(1 - jobs);
 	} else {
 		struct sort_pair *a, *tmp;
+		int jobs;
 
 		if (sort_buf_get(sb, (size_t)n * sizeof(*a)))
 			return -ENOMEM;
@@ -204,7 +253,9 @@ static int order_by(const struct build_ctx *bc, bool by_end, struct sort_buf *sb
 			a[i].key = (uint64_t)key_of(&t[i], by_end) - (uint64_t)kmin;
 			a[i].idx = i;
 		}
-		a = sort_radix_pairs(a, tmp, n, 0, kbits, sb->cnt);
+		jobs = n < PREC_PARALLEL_MIN ? 1 : 1 + workq_spare(bc->jobs - 1);
+		a = sort_radix_pairs(a, tmp, n, 0, kbits, sb->cnt, jobs);
+		workq_busy(1 - jobs);
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = (uint32_t)a[i].idx;
 	}
@@ -258,31 +309,63 @@ static inline void window(const struct build_ctx *bc, const uint32_t *byend,
 		(*hi)++;
 }
 
-/*
- * Candidates per target into cap[] (indexed by id), returning their sum.
- * A zero-duration target lies in its own window; it is not counted.
- */
-static uint64_t count_pass(const struct build_ctx *bc, const uint32_t *order,
-			   const uint32_t *byend, uint32_t *cap)
+/* Where the window starts for a scan that begins at the target with start rs. */
+static uint32_t window_start(const struct build_ctx *bc, const uint32_t *byend, int64_t rs)
 {
-	uint32_t lo = 0, hi = 0;
-	uint64_t total = 0;
+	uint32_t lo = 0, hi = bc->n;
 
-	for (uint32_t p = 0; p < bc->n; p++) {
-		uint32_t v = order[p];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (rel_end(bc, byend[mid]) < rs - bc->eps)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * One thread's share of a scan: the targets at order positions [p0, p1).
+ * Pass 1 (g NULL) counts their candidates into cap[] (by id) when cap is
+ * given; pass 2 writes their edges into their slots. Each target's slots
+ * and cap[] entry are its own, so the shares run side by side.
+ */
+struct scan_part {
+	const struct build_ctx *bc;
+	const struct prec_opts *opts;
+	void *ctx;		/* the hook's */
+	const uint32_t *order, *byend;
+	uint32_t *cap;
+	struct prec_graph *g;
+	uint32_t p0, p1;
+	uint64_t total;		/* pass 1: candidates; pass 2: edges kept */
+	int err;
+};
+
+/* A zero-duration target lies in its own window; it is not counted. */
+static void count_part(struct scan_part *sp)
+{
+	const struct build_ctx *bc = sp->bc;
+	uint32_t lo, hi;
+
+	if (sp->p0 >= sp->p1)
+		return;
+	lo = hi = window_start(bc, sp->byend, rel_start(bc, sp->order[sp->p0]));
+	for (uint32_t p = sp->p0; p < sp->p1; p++) {
+		uint32_t v = sp->order[p];
 		int64_t rs = rel_start(bc, v);
 		uint64_t c;
 
-		window(bc, byend, rs, &lo, &hi);
+		window(bc, sp->byend, rs, &lo, &hi);
 		c = hi - lo;
 		if (rel_end(bc, v) == rs)
 			c--;
 		c += has_init(bc, rs);
-		total += c;
-		if (cap)
-			cap[v] = (uint32_t)(c > UINT32_MAX ? UINT32_MAX : c);
+		sp->total += c;
+		if (sp->cap)
+			sp->cap[v] = (uint32_t)(c > UINT32_MAX ? UINT32_MAX : c);
 	}
-	return total;
 }
 
 void prec_graph__free(struct prec_graph *g)
@@ -392,7 +475,7 @@ static void count_kinds(struct prec_graph *g)
  * (start, end, id) key.
  */
 static inline int decide(const struct build_ctx *bc,
-			 const struct prec_opts *opts, uint32_t from,
+			 const struct prec_opts *opts, void *ctx, uint32_t from,
 			 uint32_t to, int64_t gap, enum prec_edge_kind kind,
 			 uint8_t *cat)
 {
@@ -402,7 +485,7 @@ static inline int decide(const struct build_ctx *bc,
 	    bc->tasks[to].start_ns == bc->tasks[to].end_ns)
 		return 0;
 	if (opts && opts->edge_fn) {
-		int r = opts->edge_fn(opts->edge_ctx, from, to, gap, kind, cat);
+		int r = opts->edge_fn(ctx, from, to, gap, kind, cat);
 
 		return r < 0 ? r : r > 0;
 	}
@@ -434,6 +517,96 @@ static int fill_dur(struct prec_graph *g, const struct prec_task *tasks)
 	return 0;
 }
 
+static void edges_part(struct scan_part *sp)
+{
+	const struct build_ctx *bc = sp->bc;
+	struct prec_graph *g = sp->g;
+	uint32_t lo, hi;
+	uint8_t cat;
+	int r;
+
+	if (sp->p0 >= sp->p1)
+		return;
+	lo = hi = window_start(bc, sp->byend, rel_start(bc, sp->order[sp->p0]));
+	for (uint32_t p = sp->p0; p < sp->p1; p++) {
+		uint32_t v = sp->order[p], e = g->pred_off[v], c = 0;
+		int64_t rs = rel_start(bc, v);
+
+		window(bc, sp->byend, rs, &lo, &hi);
+		for (uint32_t k = lo; k < hi; k++) {
+			uint32_t u = sp->byend[k];
+			int64_t gap = rs - rel_end(bc, u);
+			enum prec_edge_kind kind = gap ? PREC_EDGE_GAP :
+							 PREC_EDGE_EXACT;
+
+			if (u == v)
+				continue;
+			r = decide(bc, sp->opts, sp->ctx, u, v, gap, kind, &cat);
+			if (r < 0)
+				goto fail;
+			if (r)
+				put_edge(g, e + c++, u, gap, kind, cat);
+		}
+		if (has_init(bc, rs)) {
+			r = decide(bc, sp->opts, sp->ctx, PREC_ROOT, v, rs,
+				   PREC_EDGE_INIT, &cat);
+			if (r < 0)
+				goto fail;
+			if (r)
+				put_edge(g, e + c++, PREC_ROOT, rs,
+					 PREC_EDGE_INIT, cat);
+		}
+		/* A target never precedes itself: it marks the end of its list. */
+		if (e + c < g->pred_off[v + 1])
+			g->pred[e + c] = v;
+		sp->total += c;
+	}
+	return;
+fail:
+	sp->err = r;
+}
+
+static void *count_thread(void *arg)
+{
+	count_part(arg);
+	return NULL;
+}
+
+static void *edges_thread(void *arg)
+{
+	edges_part(arg);
+	return NULL;
+}
+
+/*
+ * A scan over all targets, by bc->jobs threads on equal shares of the
+ * order (the calling thread takes the last). Returns the first share's
+ * error, else 0, with the shares' totals summed into *total.
+ */
+static int scan(const struct build_ctx *bc, const struct scan_part *proto,
+		void *(*fn)(void *), uint64_t *total)
+{
+	struct scan_part sp[PREC_MAX_JOBS];
+	int jobs = 1 + workq_spare(bc->jobs - 1), err = 0;
+
+	for (int i = 0; i < jobs; i++) {
+		sp[i] = *proto;
+		sp[i].p0 = (uint32_t)((uint64_t)bc->n * i / jobs);
+		sp[i].p1 = (uint32_t)((uint64_t)bc->n * (i + 1) / jobs);
+		if (sp[i].opts && sp[i].opts->edge_ctxs)
+			sp[i].ctx = sp[i].opts->edge_ctxs[i];
+	}
+	workq_parts(jobs, fn, sp, sizeof(sp[0]));
+	workq_busy(1 - jobs);
+	*total = 0;
+	for (int i = 0; i < jobs; i++) {
+		*total += sp[i].total;
+		if (sp[i].err && !err)
+			err = sp[i].err;
+	}
+	return err;
+}
+
 int prec_count_candidates(const struct prec_task *tasks, size_t n,
 			  const struct prec_opts *opts, uint64_t *count)
 {
@@ -450,8 +623,11 @@ int prec_count_candidates(const struct prec_task *tasks, size_t n,
 	if (!order || !byend)
 		goto out;
 	err = sort_both(&bc, order, byend);
-	if (!err)
-		*count = count_pass(&bc, order, byend, NULL);
+	if (!err) {
+		struct scan_part proto = { .bc = &bc, .order = order, .byend = byend };
+
+		err = scan(&bc, &proto, count_thread, count);
+	}
 out:
 	free(order);
 	free(byend);
@@ -464,8 +640,8 @@ int prec_graph__build(const struct prec_task *tasks, size_t n,
 	struct build_ctx bc;
 	struct prec_graph *g = NULL;
 	uint32_t *byend = NULL;
+	struct scan_part proto;
 	uint64_t total, kept = 0;
-	uint32_t lo = 0, hi = 0;
 	int err;
 
 	*out = NULL;
@@ -486,7 +662,9 @@ int prec_graph__build(const struct prec_task *tasks, size_t n,
 		goto fail;
 
 	/* Pass 1: slots per target (cap in pred_off[1..n], then offsets). */
-	total = count_pass(&bc, g->order, byend, g->pred_off + 1);
+	proto = (struct scan_part){ .bc = &bc, .opts = opts, .ctx = opts ? opts->edge_ctx : NULL,
+				    .order = g->order, .byend = byend, .cap = g->pred_off + 1 };
+	scan(&bc, &proto, count_thread, &total);
 	g->n_candidates = total;
 	if (total > bc.max_edges) {
 		err = -E2BIG;
@@ -500,40 +678,11 @@ int prec_graph__build(const struct prec_task *tasks, size_t n,
 		goto fail;
 
 	/* Pass 2: the edges themselves, each target into its own slots. */
-	for (uint32_t p = 0; p < bc.n; p++) {
-		uint32_t v = g->order[p], e = g->pred_off[v], c = 0;
-		int64_t rs = rel_start(&bc, v);
-		uint8_t cat;
-
-		window(&bc, byend, rs, &lo, &hi);
-		for (uint32_t k = lo; k < hi; k++) {
-			uint32_t u = byend[k];
-			int64_t gap = rs - rel_end(&bc, u);
-			enum prec_edge_kind kind = gap ? PREC_EDGE_GAP :
-							 PREC_EDGE_EXACT;
-
-			if (u == v)
-				continue;
-			err = decide(&bc, opts, u, v, gap, kind, &cat);
-			if (err < 0)
-				goto fail;
-			if (err)
-				put_edge(g, e + c++, u, gap, kind, cat);
-		}
-		if (has_init(&bc, rs)) {
-			err = decide(&bc, opts, PREC_ROOT, v, rs,
-				     PREC_EDGE_INIT, &cat);
-			if (err < 0)
-				goto fail;
-			if (err)
-				put_edge(g, e + c++, PREC_ROOT, rs,
-					 PREC_EDGE_INIT, cat);
-		}
-		/* A target never precedes itself: it marks the end of its list. */
-		if (e + c < g->pred_off[v + 1])
-			g->pred[e + c] = v;
-		kept += c;
-	}
+	proto.cap = NULL;
+	proto.g = g;
+	err = scan(&bc, &proto, edges_thread, &kept);
+	if (err)
+		goto fail;
 	free(byend);
 	byend = NULL;
 
@@ -680,14 +829,14 @@ int prec_graph__build_naive(const struct prec_task *tasks, size_t n,
 				kind = PREC_EDGE_GAP;
 			else
 				continue;
-			err = decide(&bc, opts, t, u, gap, kind, &cat);
+			err = decide(&bc, opts, opts ? opts->edge_ctx : NULL, t, u, gap, kind, &cat);
 			if (err < 0)
 				goto fail;
 			if (err)
 				el[m++] = (struct prec_edge){ t, u, gap, kind, cat };
 		}
 		if (has_init(&bc, st)) {
-			err = decide(&bc, opts, PREC_ROOT, t, st,
+			err = decide(&bc, opts, opts ? opts->edge_ctx : NULL, PREC_ROOT, t, st,
 				     PREC_EDGE_INIT, &cat);
 			if (err < 0)
 				goto fail;

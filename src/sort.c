@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "sort.h"
+#include "workq.h"
+
+/* Below this many records a second thread costs more than it saves. */
+#define SORT_PARALLEL_MIN 262144
 
 static size_t run_end(const struct sort_pair *a, size_t i, size_t n)
 {
@@ -236,29 +240,69 @@ int sort_order(size_t n, sort_key_fn key, const void *arr, uint32_t **out)
 	return 0;
 }
 
+/*
+ * One thread's share of a radix pass: its slice [lo, hi) of the input, and
+ * its own counters, which become where its records of each digit go. The
+ * shares' records of one digit go in share order, so the sort stays stable.
+ */
 #define DEFINE_RADIX(name, type, KEY)						\
-type *name(type *a, type *tmp, uint32_t n, unsigned lo_bit, unsigned hi_bit,	\
-	   uint32_t *cnt)							\
+struct name##_share {								\
+	type *a, *tmp;								\
+	uint32_t lo, hi, *cnt;							\
+	unsigned sh;								\
+};										\
+										\
+static void *name##_count(void *arg)						\
 {										\
+	struct name##_share *p = arg;						\
+										\
+	memset(p->cnt, 0, SORT_RADIX_SIZE * sizeof(*p->cnt));			\
+	for (uint32_t i = p->lo; i < p->hi; i++)				\
+		p->cnt[(KEY(p->a[i]) >> p->sh) & (SORT_RADIX_SIZE - 1)]++;	\
+	return NULL;								\
+}										\
+										\
+static void *name##_scatter(void *arg)						\
+{										\
+	struct name##_share *p = arg;						\
+										\
+	for (uint32_t i = p->lo; i < p->hi; i++)				\
+		p->tmp[p->cnt[(KEY(p->a[i]) >> p->sh) & (SORT_RADIX_SIZE - 1)]++] = p->a[i]; \
+	return NULL;								\
+}										\
+										\
+type *name(type *a, type *tmp, uint32_t n, unsigned lo_bit, unsigned hi_bit,	\
+	   uint32_t *cnt, int jobs)						\
+{										\
+	struct name##_share sp[WORKQ_MAX_JOBS];					\
+										\
+	jobs = n < SORT_PARALLEL_MIN || jobs < 1 ? 1 :				\
+	       jobs > WORKQ_MAX_JOBS ? WORKQ_MAX_JOBS : jobs;			\
 	for (unsigned sh = lo_bit; sh < hi_bit; sh += SORT_RADIX_BITS) {	\
 		uint32_t sum = 0;						\
 		bool trivial = false;						\
 		type *t;							\
 										\
-		memset(cnt, 0, SORT_RADIX_SIZE * sizeof(*cnt));			\
-		for (uint32_t i = 0; i < n; i++)				\
-			cnt[(KEY(a[i]) >> sh) & (SORT_RADIX_SIZE - 1)]++;	\
+		for (int j = 0; j < jobs; j++)					\
+			sp[j] = (struct name##_share){ a, tmp,			\
+				(uint32_t)((uint64_t)n * j / jobs),		\
+				(uint32_t)((uint64_t)n * (j + 1) / jobs),	\
+				cnt + (size_t)j * SORT_RADIX_SIZE, sh };	\
+		workq_parts(jobs, name##_count, sp, sizeof(sp[0]));		\
 		for (uint32_t d = 0; d < SORT_RADIX_SIZE; d++) {		\
-			uint32_t c = cnt[d];					\
+			uint32_t all = sum;					\
 										\
-			trivial |= c == n;					\
-			cnt[d] = sum;						\
-			sum += c;						\
+			for (int j = 0; j < jobs; j++) {			\
+				uint32_t c = sp[j].cnt[d];			\
+										\
+				sp[j].cnt[d] = sum;				\
+				sum += c;					\
+			}							\
+			trivial |= sum - all == n;				\
 		}								\
 		if (trivial)							\
 			continue;						\
-		for (uint32_t i = 0; i < n; i++)				\
-			tmp[cnt[(KEY(a[i]) >> sh) & (SORT_RADIX_SIZE - 1)]++] = a[i];	\
+		workq_parts(jobs, name##_scatter, sp, sizeof(sp[0]));		\
 		t = a;								\
 		a = tmp;							\
 		tmp = t;							\

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Precedence-graph reconstruction: TV-6.2 to TV-6.4, naive = sorted scan. */
+/* Precedence-graph reconstruction: TV-6.2 to TV-6.4, naive = sorted scan, threads = one. */
 #include <errno.h>
 #include <stdint.h>
 
@@ -726,4 +726,143 @@ Test(precedence, lean_equals_full)
 		prec_graph__free(gl);
 		prec_graph__free(gn);
 	}
+}
+
+/* A hook's context per thread: its own count of calls and of the targets it saw. */
+struct thread_ctx {
+	uint64_t calls;
+	uint32_t fail_at;	/* return -EIO for this target; UINT32_MAX: never */
+	int failed;
+};
+
+static int counting_hook(void *ctx, uint32_t from, uint32_t to, int64_t gap, enum prec_edge_kind kind,
+			 uint8_t *cat)
+{
+	struct thread_ctx *c = ctx;
+
+	c->calls++;
+	if (to == c->fail_at) {
+		c->failed = 1;
+		return -EIO;
+	}
+	return hash_hook(NULL, from, to, gap, kind, cat);
+}
+
+/*
+ * On 2 or 3 threads the edges are those of one thread, each thread's hook
+ * context sees calls, and all of them together as many as one context.
+ * Tasks come thread by thread in time order, as a recording's do, and
+ * shuffled; sizes around the one where the build starts to split.
+ */
+Test(precedence, threads_equal_one, .timeout = 120)
+{
+	static const size_t sizes[] = { 1000, 65536, 150001 };
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (int shape = 0; shape < 2; shape++) {
+			unsigned long long s = 11 + k * 7 + shape;
+			size_t n = sizes[k];
+			struct prec_task *t = malloc(n * sizeof(*t));
+			struct thread_ctx one = { .fail_at = UINT32_MAX };
+			struct prec_opts o = { .eps_ns = tu_rand_range(&s, 0, 30), .edge_fn = counting_hook,
+					       .edge_ctx = &one };
+			struct prec_graph *g1, *g;
+			uint64_t c1, c;
+
+			cr_assert(t);
+			if (shape == 0) {
+				random_tasks(&s, t, n, (int64_t)n * 3, 20);
+			} else {
+				/* 40 threads, each a row of tasks with small gaps between them */
+				for (size_t i = 0; i < n; i++) {
+					int64_t prev = i % (n / 40 + 1) ? t[i - 1].end_ns : tu_rand_range(&s, 0, 50);
+					int64_t st = prev + tu_rand_range(&s, 0, 40);
+
+					t[i] = (struct prec_task){ st, st + tu_rand_range(&s, 0, 60) };
+				}
+			}
+			cr_assert_eq(prec_graph__build(t, n, &o, &g1), 0);
+			cr_assert_eq(prec_count_candidates(t, n, &o, &c1), 0);
+			cr_assert_gt(g1->n_edges, n / 4, "n %zu: too few edges to mean much", n);
+			for (int jobs = 2; jobs <= 3; jobs++) {
+				struct thread_ctx tc[3];
+				void *ctxs[3] = { &tc[0], &tc[1], &tc[2] };
+				struct prec_opts po = o;
+				uint64_t calls = 0;
+
+				for (int i = 0; i < 3; i++)
+					tc[i] = (struct thread_ctx){ .fail_at = UINT32_MAX };
+				po.jobs = jobs;
+				po.edge_ctxs = ctxs;
+				cr_assert_eq(prec_graph__build(t, n, &po, &g), 0);
+				assert_same_graph(g1, g, s);
+				for (uint32_t p = 0; p < n; p++)
+					cr_assert_eq(g->order[p], g1->order[p], "n %zu jobs %d: order at %u", n, jobs, p);
+				for (int i = 0; i < jobs; i++) {
+					calls += tc[i].calls;
+					if (n >= 65536)
+						cr_assert_gt(tc[i].calls, 0, "n %zu jobs %d: thread %d had no calls", n,
+							     jobs, i);
+				}
+				cr_assert_eq(calls, one.calls, "n %zu jobs %d", n, jobs);
+				cr_assert_eq(prec_count_candidates(t, n, &po, &c), 0);
+				cr_assert_eq(c, c1, "n %zu jobs %d", n, jobs);
+				prec_graph__free(g);
+			}
+			prec_graph__free(g1);
+			free(t);
+			one.calls = 0;
+		}
+	}
+}
+
+/* A hook's error on any thread stops the build, which returns it and no graph. */
+Test(precedence, threads_hook_error)
+{
+	enum { N = 100000 };
+	struct prec_task *t = malloc(N * sizeof(*t));
+	unsigned long long s = 3;
+
+	cr_assert(t);
+	random_tasks(&s, t, N, 3 * N, 20);
+	for (int share = 0; share < 2; share++) {
+		struct thread_ctx tc[2];
+		void *ctxs[2] = { &tc[0], &tc[1] };
+		struct prec_opts o = { .eps_ns = 10, .edge_fn = counting_hook, .jobs = 2, .edge_ctxs = ctxs };
+		struct prec_graph *g = (struct prec_graph *)&o;
+		uint32_t v = UINT32_MAX;
+
+		/* a target late in the order (the second thread's share) or early (the first's) */
+		for (uint32_t i = 0; i < N; i++)
+			if (t[i].start_ns > (share ? 2 * N : N / 2) && t[i].start_ns < (share ? 3 * N : N) &&
+			    t[i].start_ns != t[i].end_ns) {
+				v = i;
+				break;
+			}
+		cr_assert_neq(v, UINT32_MAX);
+		for (int i = 0; i < 2; i++)
+			tc[i] = (struct thread_ctx){ .fail_at = v };
+		cr_assert_eq(prec_graph__build(t, N, &o, &g), -EIO, "share %d", share);
+		cr_assert_null(g);
+		/* It was the thread of that share that met it. */
+		cr_assert(tc[share].failed && !tc[!share].failed, "share %d", share);
+	}
+	free(t);
+}
+
+Test(precedence, threads_bad_jobs)
+{
+	struct prec_task t[] = { { 0, 1 }, { 1, 2 } };
+	struct prec_opts o = { .jobs = -1 };
+	struct prec_graph *g;
+	uint64_t c;
+
+	cr_assert_eq(prec_graph__build(t, 2, &o, &g), -EINVAL);
+	o.jobs = PREC_MAX_JOBS + 1;
+	cr_assert_eq(prec_graph__build(t, 2, &o, &g), -EINVAL);
+	cr_assert_eq(prec_count_candidates(t, 2, &o, &c), -EINVAL);
+	o.jobs = PREC_MAX_JOBS;
+	cr_assert_eq(prec_graph__build(t, 2, &o, &g), 0);
+	cr_assert_eq(g->n_edges, 1);
+	prec_graph__free(g);
 }

@@ -3,11 +3,13 @@
  * Stable natural merge sort and sort_order against a reference: qsort on (key, original
  * position), which is stable by construction. Random, sorted, reverse,
  * few-runs, nearly sorted, many-duplicates and sawtooth inputs, every size
- * up to 70 and large ones up to 1e6.
+ * up to 70 and large ones up to 1e6. The radix sorts on one to three
+ * threads, below and above the size where they split.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sort.h"
 #include "testutil.h"
@@ -271,4 +273,67 @@ Test(sort, order_of_late_records)
 	cr_assert(merged > 20 && all > 3, "merged %zu, sorted all %zu", merged, all);
 	free(a);
 	free(r);
+}
+
+/* The radix sorts on one to three threads against the reference, above and below their threshold. */
+static void check_radix(const struct sort_pair *in, size_t n, int jobs, const char *what, unsigned long long seed)
+{
+	struct sort_pair *p = malloc(n * sizeof(*p)), *ptmp = malloc(n * sizeof(*p)), *pout;
+	uint64_t *w = malloc(n * sizeof(*w)), *wtmp = malloc(n * sizeof(*w)), *wout;
+	uint32_t *cnt = malloc((size_t)jobs * SORT_RADIX_SIZE * sizeof(*cnt));
+	struct ref *r = malloc(n * sizeof(*r));
+	uint8_t *seen = malloc(n);
+	unsigned ibits = 0;
+
+	cr_assert(p && ptmp && w && wtmp && cnt && r && seen);
+	while (((size_t)1 << ibits) < n)
+		ibits++;
+	for (size_t i = 0; i < n; i++) {
+		p[i] = in[i];
+		r[i] = (struct ref){ in[i].key, i, in[i].idx };
+		/* A 40-bit key above the position, as precedence.c packs them. */
+		w[i] = (in[i].key & ((1ULL << 40) - 1)) << ibits | i;
+	}
+	qsort(r, n, sizeof(*r), ref_cmp);
+	pout = sort_radix_pairs(p, ptmp, (uint32_t)n, 0, 64, cnt, jobs);
+	for (size_t i = 0; i < n; i++)
+		cr_assert(pout[i].key == r[i].key && pout[i].idx == r[i].idx,
+			  "pairs, %s, n = %zu, jobs %d, seed %llu: position %zu differs", what, n, jobs, seed, i);
+	wout = sort_radix_u64(w, wtmp, (uint32_t)n, ibits, ibits + 40, cnt, jobs);
+	/* Ascending and every position once: the words are all there, in order. */
+	memset(seen, 0, n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pos = wout[i] & (((uint64_t)1 << ibits) - 1);
+
+		cr_assert(pos < n && !seen[pos], "words, %s, n = %zu, jobs %d: position %zu", what, n, jobs, i);
+		seen[pos] = 1;
+		cr_assert(!i || wout[i - 1] < wout[i], "words, %s, n = %zu, jobs %d, seed %llu: position %zu",
+			  what, n, jobs, seed, i);
+	}
+	free(seen);
+	free(p);
+	free(ptmp);
+	free(w);
+	free(wtmp);
+	free(cnt);
+	free(r);
+}
+
+Test(sort, radix_on_threads, .timeout = 120)
+{
+	static const size_t sizes[] = { 1, 1000, 262143, 300001 };
+	struct sort_pair *a = malloc(300001 * sizeof(*a));
+
+	cr_assert(a);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (int s = 0; s < NSHAPES; s++) {
+			for (int jobs = 1; jobs <= 3; jobs++) {
+				unsigned long long seed = 5 + k * 31 + s, st = seed;
+
+				fill(a, sizes[k], s, &st);
+				check_radix(a, sizes[k], jobs, shape_name[s], seed);
+			}
+		}
+	}
+	free(a);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * workq: two threads taking from one queue get every item exactly once, in
- * no fixed split; after a failure nothing more is handed out.
+ * no fixed split; after a failure nothing more is handed out. Fixed shares
+ * each run once, every one but the caller's on a thread of its own. Spare
+ * CPUs are never handed out twice.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -180,4 +182,102 @@ Test(workq, calloc_refuses_an_overflowing_size)
 	cr_expect_null(workq_calloc(SIZE_MAX / 8, 16));
 	cr_expect_null(workq_calloc(SIZE_MAX, 1));
 	free(workq_calloc(0, 8));
+}
+
+struct part {
+	int runs;
+	pthread_t by;
+};
+
+static void *run_part(void *arg)
+{
+	struct part *p = arg;
+
+	p->runs++;
+	p->by = pthread_self();
+	return NULL;
+}
+
+Test(workq, parts_each_once_on_threads_of_their_own)
+{
+	for (int jobs = 1; jobs <= WORKQ_MAX_JOBS; jobs++) {
+		struct part p[WORKQ_MAX_JOBS] = { 0 };
+
+		workq_parts(jobs, run_part, p, sizeof(p[0]));
+		for (int i = 0; i < jobs; i++)
+			cr_assert_eq(p[i].runs, 1, "jobs %d: part %d ran %d times", jobs, i, p[i].runs);
+		for (int i = jobs; i < WORKQ_MAX_JOBS; i++)
+			cr_assert_eq(p[i].runs, 0, "jobs %d: part %d is not one of them", jobs, i);
+		/* The caller runs the last part; every other had a thread. */
+		cr_assert(pthread_equal(p[jobs - 1].by, pthread_self()));
+		for (int i = 0; i < jobs - 1; i++) {
+			cr_assert(!pthread_equal(p[i].by, pthread_self()), "jobs %d: part %d", jobs, i);
+			for (int j = i + 1; j < jobs - 1; j++)
+				cr_assert(!pthread_equal(p[i].by, p[j].by), "jobs %d: parts %d and %d", jobs, i, j);
+		}
+	}
+}
+
+Test(workq, spare_cpus_are_those_no_stage_holds)
+{
+	cr_assert_eq(workq_spare(3), 3, "not counting: every split gets what it asks");
+	workq_cpus_set(2);
+	cr_assert_eq(workq_spare(0), 0);
+	cr_assert_eq(workq_spare(1), 1, "the caller holds one of two");
+	cr_assert_eq(workq_spare(1), 0, "both are busy");
+	workq_busy(-1);
+	workq_busy(1);		/* a stage thread starts */
+	cr_assert_eq(workq_spare(1), 0);
+	workq_busy(-1);		/* and ends */
+	cr_assert_eq(workq_spare(4), 1);
+	workq_busy(-1);
+	workq_cpus_set(4);
+	cr_assert_eq(workq_spare(8), 3);
+	workq_busy(-3);
+	workq_cpus_set(0);
+	cr_assert_eq(workq_spare(2), 2);
+}
+
+struct claimer {
+	int rounds, over, got_any;
+	int *held;		/* shared: what all claimers hold now */
+};
+
+static void *claim_and_give(void *arg)
+{
+	struct claimer *c = arg;
+
+	for (int i = 0; i < c->rounds; i++) {
+		int got = workq_spare(2);
+
+		/* Of 3 CPUs the thread that set the count holds one: 2 to share. */
+		if (__atomic_add_fetch(c->held, got, __ATOMIC_SEQ_CST) > 2)
+			c->over++;
+		c->got_any |= got > 0;
+		__atomic_sub_fetch(c->held, got, __ATOMIC_SEQ_CST);
+		workq_busy(-got);
+	}
+	return NULL;
+}
+
+/* Taken and given back from four threads at once, the count ends where it began. */
+Test(workq, spare_cpus_under_contention)
+{
+	struct claimer c[4];
+	pthread_t th[4];
+	int held = 0;
+
+	workq_cpus_set(3);
+	for (int i = 0; i < 4; i++) {
+		c[i] = (struct claimer){ .rounds = 100000, .held = &held };
+		cr_assert_eq(pthread_create(&th[i], NULL, claim_and_give, &c[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		cr_assert_eq(c[i].over, 0, "claimer %d held more than there was", i);
+		cr_assert(c[i].got_any, "claimer %d never got a CPU", i);
+	}
+	cr_assert_eq(workq_spare(5), 2, "the caller's one busy, two spare");
+	workq_busy(-2);
+	workq_cpus_set(0);
 }

@@ -270,8 +270,9 @@ static struct actors_result *make_actors(const struct timeline *tl)
 			a->inv[a->ninv++] = (struct actor_invocation){ (int64_t)r->start, (int64_t)r->end,
 								       x->run0 + k, x->run0 + k };
 			if (k && k % 100 == 0)
-				a->breaks[a->nbreaks++] = (struct actor_break){ k - 1, k, a->inv[k - 1].start_ns,
-										(int64_t)r->start, 0, 0, false };
+				a->breaks[a->nbreaks++] = (struct actor_break){ .before = k - 1, .late = k,
+										.start_ns = a->inv[k - 1].start_ns,
+										.end_ns = (int64_t)r->start };
 		}
 	}
 	return ar;
