@@ -95,6 +95,12 @@ void workq_cpus_set(int ncpu);
 void workq_busy(int delta);
 int workq_spare(int want);	/* 0..want CPUs, now counted busy */
 
+/* Where share i of n items in jobs equal shares starts; share i ends where i + 1 starts. */
+static inline uint32_t workq_share(uint32_t n, int i, int jobs)
+{
+	return (uint32_t)((uint64_t)n * (uint32_t)i / (uint32_t)jobs);
+}
+
 /*
  * fn on each of jobs parts (an array of them, size bytes apart), each on a
  * thread of its own: the caller runs the last, and any part whose thread

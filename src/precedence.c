@@ -38,7 +38,7 @@ struct build_ctx {
 	int64_t eps;
 	uint64_t max_edges;
 	bool lean;
-	int jobs;		/* threads for the scans */
+	int jobs;		/* threads for the sorts and scans; 1 below PREC_PARALLEL_MIN tasks */
 };
 
 static int validate(const struct prec_task *tasks, size_t n,
@@ -229,11 +229,11 @@ static int order_by(const struct build_ctx *bc, bool by_end, struct sort_buf *sb
 
 		if (sort_buf_get(sb, (size_t)n * sizeof(uint64_t)))
 			return -ENOMEM;
-		jobs = n < PREC_PARALLEL_MIN ? 1 : 1 + workq_spare(bc->jobs - 1);
+		jobs = 1 + workq_spare(bc->jobs - 1);
 		for (int j = 0; j < jobs; j++)
 			sh[j] = (struct pack_share){ .bc = bc, .by_end = by_end, .a = sb->a, .out = out, .kmin = kmin,
-						     .ibits = ibits, .lo = (uint32_t)((uint64_t)n * j / jobs),
-						     .hi = (uint32_t)((uint64_t)n * (j + 1) / jobs) };
+						     .ibits = ibits, .lo = workq_share(n, j, jobs),
+						     .hi = workq_share(n, j + 1, jobs) };
 		workq_parts(jobs, pack_keys, sh, sizeof(sh[0]));
 		/* The id bits are already in order: a stable sort keeps them. */
 		a = sort_radix_u64(sb->a, sb->tmp, n, ibits, ibits + kbits, sb->cnt, jobs);
@@ -253,7 +253,7 @@ static int order_by(const struct build_ctx *bc, bool by_end, struct sort_buf *sb
 			a[i].key = (uint64_t)key_of(&t[i], by_end) - (uint64_t)kmin;
 			a[i].idx = i;
 		}
-		jobs = n < PREC_PARALLEL_MIN ? 1 : 1 + workq_spare(bc->jobs - 1);
+		jobs = 1 + workq_spare(bc->jobs - 1);
 		a = sort_radix_pairs(a, tmp, n, 0, kbits, sb->cnt, jobs);
 		workq_busy(1 - jobs);
 		for (uint32_t i = 0; i < n; i++)
@@ -591,8 +591,8 @@ static int scan(const struct build_ctx *bc, const struct scan_part *proto,
 
 	for (int i = 0; i < jobs; i++) {
 		sp[i] = *proto;
-		sp[i].p0 = (uint32_t)((uint64_t)bc->n * i / jobs);
-		sp[i].p1 = (uint32_t)((uint64_t)bc->n * (i + 1) / jobs);
+		sp[i].p0 = workq_share(bc->n, i, jobs);
+		sp[i].p1 = workq_share(bc->n, i + 1, jobs);
 		if (sp[i].opts && sp[i].opts->edge_ctxs)
 			sp[i].ctx = sp[i].opts->edge_ctxs[i];
 	}

@@ -285,8 +285,8 @@ type *name(type *a, type *tmp, uint32_t n, unsigned lo_bit, unsigned hi_bit,	\
 										\
 		for (int j = 0; j < jobs; j++)					\
 			sp[j] = (struct name##_share){ a, tmp,			\
-				(uint32_t)((uint64_t)n * j / jobs),		\
-				(uint32_t)((uint64_t)n * (j + 1) / jobs),	\
+				workq_share(n, j, jobs),			\
+				workq_share(n, j + 1, jobs),			\
 				cnt + (size_t)j * SORT_RADIX_SIZE, sh };	\
 		workq_parts(jobs, name##_count, sp, sizeof(sp[0]));		\
 		for (uint32_t d = 0; d < SORT_RADIX_SIZE; d++) {		\
