@@ -346,6 +346,19 @@ Test(e2e_critical, sink_path_through_long_branch_timing_only)
 	sink_through_fx(true);
 }
 
+/* A path's segments, for a failure to say which way it went. */
+static void print_segs(const struct crit_path *p)
+{
+	for (size_t i = 0; i < p->nseg; i++) {
+		const struct crit_seg *s = &p->seg[i];
+
+		fprintf(stderr, "    %.3f ms %s %s cat %u cpu %u held %.3f ms by %s\n", (s->end_ns - s->start_ns) / 1e6,
+			s->kind == CRIT_SEG_RUN ? "run" : s->kind == CRIT_SEG_WAIT ? "wait" : "release",
+			s->thread != CRIT_NONE ? tl->threads[s->thread].comm : "-", s->cat, s->cpu,
+			s->held_ns / 1e6, s->holder != CRIT_NONE ? tl->threads[s->holder].comm : "-");
+	}
+}
+
 /* src misses its period when the disturber takes its CPU: the break's path says so. */
 Test(e2e_critical, src_break_explained_by_disturber)
 {
@@ -369,13 +382,23 @@ Test(e2e_critical, src_break_explained_by_disturber)
 			b->lateness_ns / 1e6,
 			b->culprit.thread != CRIT_NONE ? tl->threads[b->culprit.thread].comm : "category",
 			b->culprit.ns / 1e6, b->culprit.held_ns / 1e6);
-		explained += b->culprit.thread == dist && b->culprit.held_ns > 10000000;
+		if (b->culprit.thread == dist && b->culprit.held_ns > 10000000)
+			explained++;
+		else
+			print_segs(&b->path);
 	}
-	/* The worst one is a disturbance (25 ms): the disturber held src's CPU. */
+	/*
+	 * The worst one is a disturbance (25 ms) and the disturber is its
+	 * culprit. Mostly the path waits for src's CPU and the disturber
+	 * held it; about once in a hundred recordings the path instead runs
+	 * through the disturber's 25 ms (the segments above say by which
+	 * edge): the same culprit, so the share counts run and held alike.
+	 * That the CPU-held account itself works is asserted by `explained`.
+	 */
 	b = &r->breaks[0];
 	cr_assert_eq(b->culprit.thread, dist, "worst break not explained by the disturber");
-	cr_assert_gt(b->culprit.held_ns, 20000000);
-	cr_assert_geq(explained, 1);
+	cr_assert_gt(b->culprit.ns, 20000000);
+	cr_assert_geq(explained, 1, "no break where src waited for the CPU the disturber held");
 	critical__free(r);
 	free_actors(&ar);
 }
