@@ -87,4 +87,16 @@ uint32_t chance__max_neg(const struct chance *c, uint32_t alpha_ppm);
 double chance__items(const struct chance *c, const double *rates, uint32_t len, uint32_t neg_count,
 		     double stop_above);
 
+/*
+ * Whether an activity of this rate (> 0) is more likely in the longest
+ * window of D_pos than in the kept windows' median one: min(1, r L_max) >
+ * min(1, r l~). Then every pattern holding it among events of rates > 0
+ * has a chance__items() above 0, whatever its other events: in the longest
+ * window each event's factor is at least as large as in the median one, and
+ * this one's strictly. At alpha 0 such a pattern is chance, so the miner
+ * does not extend one (miner.h). False for an activity common enough to be
+ * in the median window for certain.
+ */
+bool chance__longer_than_kept(const struct chance *c, double rate);
+
 #endif

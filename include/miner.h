@@ -119,7 +119,8 @@ struct miner_result {
 	uint64_t nodes;			/* node expansions (patterns whose children
 					 * were counted), all search phases */
 	uint64_t nrecorded;		/* emerging patterns recorded before the minimality pass */
-	uint32_t nchance;		/* minimal ones left out as chance (miner_data__set_lengths) */
+	uint32_t nchance;		/* minimal ones left out as chance (miner_data__set_lengths);
+					 * at alpha 0, of those the search met */
 	uint64_t work;			/* sequence positions visited: the cost measure */
 	int64_t elapsed_ns;
 	struct miner_opts opts;		/* the options used */
@@ -147,7 +148,11 @@ uint32_t miner_data__nseq_truncated(const struct miner_data *d);
  * given to miner_data__new, each side's own array): from then on max_neg
  * takes them into account (chance.h: a pattern emerges only if the breaks'
  * windows hold it more often than their length alone explains), for every
- * search of d. Without it, the counts above. Returns 0, -EINVAL or -ENOMEM.
+ * search of d. Without it, the counts above. At alpha 0 a search then does
+ * not extend a pattern whose every extension would be left out as chance
+ * (chance__longer_than_kept()): the answer is the same, MAX_LEN is set only
+ * where a pattern that could be reported was cut, and the node count is of
+ * the rest. Returns 0, -EINVAL or -ENOMEM.
  */
 int miner_data__set_lengths(struct miner_data *d, const int64_t *pos_ns, const int64_t *neg_ns);
 /* max_neg of a search at alpha_ppm: the header's formula, or chance__max_neg(). */

@@ -153,6 +153,19 @@ static double all_in(const double *rates, uint32_t len, double l)
 	return p;
 }
 
+/* The kept windows' median length (nneg >= 1). */
+static double kept_len(const struct chance *c)
+{
+	return c->neg[(c->nneg - 1) / 2] / 2 + c->neg[c->nneg / 2] / 2;
+}
+
+bool chance__longer_than_kept(const struct chance *c, double rate)
+{
+	if (!c->nneg || !(rate > 0))
+		return false;
+	return all_in(&rate, 1, c->pos[c->npos - 1]) > all_in(&rate, 1, kept_len(c));
+}
+
 double chance__items(const struct chance *c, const double *rates, uint32_t len, uint32_t neg_count,
 		     double stop_above)
 {
@@ -163,8 +176,7 @@ double chance__items(const struct chance *c, const double *rates, uint32_t len, 
 	share = (double)neg_count / c->nneg;
 	if (share > 1)
 		share = 1;
-	/* the kept windows' median length */
-	kept = all_in(rates, len, c->neg[(c->nneg - 1) / 2] / 2 + c->neg[c->nneg / 2] / 2);
+	kept = all_in(rates, len, kept_len(c));
 	for (uint32_t i = c->npos; i-- > 0;) {
 		double extra = all_in(rates, len, c->pos[i]) - kept;
 

@@ -213,6 +213,67 @@ Test(chance, items_against_brute_force)
 	}
 }
 
+/*
+ * An activity more likely in the breaks' longest window than in the median
+ * kept one: every pattern holding it among events of rates > 0 has a second
+ * chance count above 0 (so at alpha 0 the miner may stop extending it), and
+ * no other activity is said to be one.
+ */
+Test(chance, longer_than_kept)
+{
+	unsigned long long seed = 41;
+	int64_t pos[MAXW], neg[MAXW], sorted[MAXW];
+	int64_t ten[3] = { 10, 10, 10 }, longer[2] = { 10, 100 };
+	struct chance c;
+	int hits = 0;
+
+	cr_assert_eq(chance__init(&c, longer, 2, ten, 3), 0);
+	cr_assert(chance__longer_than_kept(&c, 0.01));	/* 0.1 in a kept window, 1 in the longest */
+	cr_assert(!chance__longer_than_kept(&c, 0.2));	/* certain in a kept window already */
+	cr_assert(!chance__longer_than_kept(&c, 0));
+	cr_assert(!chance__longer_than_kept(&c, INFINITY));
+	chance__free(&c);
+	cr_assert_eq(chance__init(&c, ten, 3, longer, 2), 0);	/* the breaks' no longer than the kept */
+	cr_assert(!chance__longer_than_kept(&c, 0.001));
+	chance__free(&c);
+	cr_assert_eq(chance__init(&c, longer, 2, NULL, 0), 0);
+	cr_assert(!chance__longer_than_kept(&c, 0.01));
+	chance__free(&c);
+
+	for (int it = 0; it < 2000; it++) {
+		uint32_t npos = (uint32_t)tu_rand_range(&seed, 1, 40), nneg = (uint32_t)tu_rand_range(&seed, 1, 60);
+		uint32_t len = (uint32_t)tu_rand_range(&seed, 1, 8), cn = (uint32_t)tu_rand_range(&seed, 0, 2);
+		double rates[8], med, lmax = 0;
+		bool any = false, all_rated = true;
+		struct chance cc;
+
+		random_lengths(pos, npos, &seed, 30000000);
+		random_lengths(neg, nneg, &seed, 10000000);
+		cr_assert_eq(chance__init(&cc, pos, npos, neg, nneg), 0);
+		memcpy(sorted, neg, nneg * sizeof(*neg));
+		qsort(sorted, nneg, sizeof(*sorted), cmp_i64);
+		med = ((double)sorted[(nneg - 1) / 2] + (double)sorted[nneg / 2]) / 2;
+		for (uint32_t i = 0; i < npos; i++)
+			lmax = fmax(lmax, (double)pos[i]);
+		for (uint32_t k = 0; k < len; k++) {
+			bool want;
+
+			rates[k] = chance__rate(&cc, (uint32_t)tu_rand_range(&seed, 0, nneg));
+			/* written out: the longest window's chance above the median one's */
+			want = rates[k] > 0 && brute_all_in(&rates[k], 1, lmax) > brute_all_in(&rates[k], 1, med);
+			cr_assert_eq(chance__longer_than_kept(&cc, rates[k]), want, "rate %g", rates[k]);
+			any |= want;
+			all_rated &= rates[k] > 0;
+		}
+		if (any && all_rated) {
+			cr_assert_gt(chance__items(&cc, rates, len, cn, INFINITY), 0, "instance %d", it);
+			hits++;
+		}
+		chance__free(&cc);
+	}
+	cr_assert_gt(hits, 200);
+}
+
 /* Windows of one length: the second chance count is the plain proportion too. */
 Test(chance, items_of_one_length_are_plain)
 {

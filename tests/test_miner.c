@@ -4,9 +4,11 @@
  * and the miner against a brute-force enumeration on random instances.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "chance.h"
 #include "miner.h"
 #include "testutil.h"
 
@@ -587,6 +589,49 @@ Test(miner_bounds, max_len)
 	miner_result__free(r);
 }
 
+/*
+ * A context-switch storm in small: every window holds A, half the kept ones
+ * a mix of A and B as well, and the breaks' windows are 100 times as long.
+ * B is then more likely in a break's window by its length alone, and so is
+ * every pattern holding it: at alpha 0 the search follows A's only, instead
+ * of every sequence of A and B up to max_len.
+ */
+Test(miner_bounds, storm_at_alpha0_follows_what_can_emerge)
+{
+	static uint32_t buf[440][60];
+	static struct miner_seq seq[440];
+	static int64_t len[440];
+	unsigned long long seed = 7;
+	struct miner_data *d;
+	struct miner_opts o;
+	struct miner_result *r;
+	uint64_t plain_nodes;
+
+	for (uint32_t i = 0; i < 440; i++) {
+		bool pos = i < 40;
+
+		seq[i].sym = buf[i];
+		seq[i].len = pos ? 60 : 12;
+		len[i] = pos ? 100000 : 1000;
+		for (uint32_t k = 0; k < seq[i].len; k++)
+			buf[i][k] = (pos || i % 2) ? (uint32_t)tu_rand_range(&seed, 0, 1) : 0;
+	}
+	miner_opts_default(&o);
+	o.max_nodes = 0;
+	cr_assert_eq(miner_data__new(seq, 40, seq + 40, 400, &o, &d), 0);
+	cr_assert_eq(miner_mine(seq, 40, seq + 40, 400, &o, &r), 0);
+	plain_nodes = r->nodes;
+	miner_result__free(r);
+	cr_assert_eq(miner_data__set_lengths(d, len, len + 40), 0);
+	cr_assert_eq(miner_data__mine(d, &o, &r), 0);
+	cr_assert_eq(r->npatterns, 0);
+	cr_assert_eq(r->bounds, 0u, "bounds %#x", r->bounds);	/* the exact answer */
+	cr_assert_leq(r->nodes, 2 * (o.max_len + 1), "%llu nodes", (unsigned long long)r->nodes);
+	cr_assert_gt(plain_nodes, 100, "%llu nodes without the lengths", (unsigned long long)plain_nodes);
+	miner_result__free(r);
+	miner_data__free(d);
+}
+
 Test(miner_bounds, patterns_cap)
 {
 	struct set p, q;
@@ -740,8 +785,11 @@ static int cmp_bpat(const void *a, const void *b)
 	return 0;
 }
 
-/* Minimal emerging patterns by enumeration; returns their number in *out. */
-static uint32_t brute_force(const struct inst *in, bool full, struct bpat **out)
+/*
+ * Minimal emerging patterns by enumeration; returns their number in *out.
+ * max_neg UINT32_MAX: ConSGapMiner's, from alpha.
+ */
+static uint32_t brute_force(const struct inst *in, bool full, uint32_t max_neg, struct bpat **out)
 {
 	struct brute b = { .in = in, .full = full };
 	uint32_t maxlen = 0, nmin = 0;
@@ -757,6 +805,8 @@ static uint32_t brute_force(const struct inst *in, bool full, struct bpat **out)
 	b.max_neg = 0;
 	while ((uint64_t)(b.max_neg + 1) * MINER_PPM_ONE <= (uint64_t)in->alpha_ppm * in->n[1])
 		b.max_neg++;
+	if (max_neg != UINT32_MAX)
+		b.max_neg = max_neg;
 	if (maxlen)
 		brute_rec(&b, 0, maxlen);
 	res = calloc(b.nem + 1, sizeof(*res));
@@ -900,7 +950,7 @@ static void compare_many(unsigned long long seed0, int count, bool with_gmin, bo
 		if (full_only && !full)
 			continue;
 		ran++;
-		nwant = brute_force(&in, full, &want);
+		nwant = brute_force(&in, full, UINT32_MAX, &want);
 
 		miner_opts_default(&o);
 		o.delta_ppm = in.delta_ppm;
@@ -967,6 +1017,112 @@ Test(miner_brute, random_full_enumeration, .timeout = 300)
 Test(miner_brute, random_with_gap_min, .timeout = 300)
 {
 	compare_many(0xc0ffee11ULL, 2000, true, false);
+}
+
+/*
+ * With the windows' lengths (chance.h): the minimal emerging patterns by
+ * enumeration at the chance max_neg, less those whose second chance count,
+ * from chance.h directly, is above alpha |D_pos|. The miner stops extending
+ * patterns at alpha 0 that can only be chance; the answer must not change.
+ */
+static void compare_chance(unsigned long long seed0, int count)
+{
+	unsigned long long seed = seed0;
+	int cut = 0, nonempty = 0;
+
+	for (int it = 0; it < count; it++) {
+		unsigned long long iseed = seed;
+		int64_t len[2][5];
+		struct inst in;
+		struct chance cc;
+		struct miner_data *d;
+		struct miner_opts o;
+		struct miner_result *r;
+		struct bpat *want;
+		uint32_t nwant, nkeep = 0, maxlen = 0, max_neg;
+		uint64_t space = 1;
+		bool same, longer_dropped = false;
+
+		random_inst(&in, &seed, false);
+		if (tu_rand_range(&seed, 0, 1))
+			in.alpha_ppm = 0;
+		/* kept windows about one length; breaks' as long or up to 200 times */
+		for (int s = 0; s < 2; s++)
+			for (uint32_t i = 0; i < in.n[s]; i++)
+				len[s][i] = s || tu_rand_range(&seed, 0, 1) ? (int64_t)tu_rand_range(&seed, 500, 1500) :
+									(int64_t)tu_rand_range(&seed, 2000, 200000);
+		for (uint32_t i = 0; i < in.n[0]; i++)
+			maxlen = in.len[0][i] > maxlen ? in.len[0][i] : maxlen;
+		for (uint32_t k = 0; k < maxlen; k++)
+			space *= in.nsym;
+		miner_opts_default(&o);
+		o.delta_ppm = in.delta_ppm;
+		o.alpha_ppm = in.alpha_ppm;
+		o.gap_max = in.gmax;
+		o.max_len = 0;
+		o.max_nodes = 0;
+		o.max_patterns = 0;
+		o.deepen = tu_rand_range(&seed, 0, 3) == 0;
+		cr_assert_eq(miner_data__new(in.seq[0], in.n[0], in.seq[1], in.n[1], &o, &d), 0);
+		cr_assert_eq(miner_data__set_lengths(d, len[0], len[1]), 0);
+		cr_assert_eq(miner_data__mine(d, &o, &r), 0);
+		max_neg = miner_data__max_neg(d, in.alpha_ppm);
+		nwant = brute_force(&in, space <= 20000, max_neg, &want);
+		cr_assert_eq(chance__init(&cc, len[0], in.n[0], len[1], in.n[1]), 0);
+		for (uint32_t i = 0; i < nwant; i++) {
+			double rates[8], bound = (double)in.alpha_ppm / MINER_PPM_ONE * in.n[0] * (1 + 1e-9);
+			bool longer = false;
+
+			for (uint32_t k = 0; k < want[i].len; k++) {
+				uint32_t x = want[i].s[k];
+
+				rates[k] = chance__rate(&cc, naive_count(&in, 1, &x, 1));
+				longer |= chance__longer_than_kept(&cc, rates[k]);
+			}
+			if (want[i].len >= 2 && chance__items(&cc, rates, want[i].len, want[i].neg, INFINITY) > bound) {
+				longer_dropped |= longer && !in.alpha_ppm;
+				continue;
+			}
+			want[nkeep++] = want[i];
+		}
+		chance__free(&cc);
+		same = nkeep == r->npatterns && r->bounds == 0 && r->max_neg == max_neg;
+		for (uint32_t i = 0; same && i < nkeep; i++)
+			same = want[i].len == r->patterns[i].len && want[i].pos == r->patterns[i].pos_count &&
+			       want[i].neg == r->patterns[i].neg_count &&
+			       !memcmp(want[i].s, r->patterns[i].sym, want[i].len * sizeof(uint32_t));
+		if (!same) {
+			struct bpat *got = calloc(r->npatterns + 1, sizeof(*got));
+
+			cr_assert(got);
+			for (uint32_t i = 0; i < r->npatterns; i++) {
+				got[i].len = r->patterns[i].len;
+				got[i].pos = r->patterns[i].pos_count;
+				got[i].neg = r->patterns[i].neg_count;
+				memcpy(got[i].s, r->patterns[i].sym, got[i].len * sizeof(uint32_t));
+			}
+			print_inst(&in, iseed);
+			print_pats("brute force", want, nkeep);
+			print_pats("miner      ", got, r->npatterns);
+			fprintf(stderr, "  bounds %#x max_neg %u (want %u)\n", r->bounds, r->max_neg, max_neg);
+			free(got);
+		}
+		cr_assert(same, "miner differs from brute force on instance %d (seed %#llx), see stderr", it, iseed);
+		cut += longer_dropped;
+		nonempty += nkeep > 0;
+		free(want);
+		miner_result__free(r);
+		miner_data__free(d);
+	}
+	fprintf(stderr, "%d instances: %d with patterns, %d where alpha 0 left out one holding a longer event\n",
+		count, nonempty, cut);
+	cr_assert_gt(nonempty, count / 4);
+	cr_assert_gt(cut, count / 50);
+}
+
+Test(miner_brute, random_with_window_lengths, .timeout = 300)
+{
+	compare_chance(0x5eed1e57ULL, 3000);
 }
 
 /* ------------------------------------------------------- determinism */
