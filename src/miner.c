@@ -1214,16 +1214,18 @@ static bool out_of_budget(struct ctx *c)
  * alpha 0 from running through every sequence of them to max_len (2.2 s
  * of a 15 s storm's 4.6 s of mining).
  */
-static bool chance_only(const struct ctx *c, uint32_t depth, uint32_t item)
+/* Whether sym[0..len) (dense ids) holds an event chance__longer_than_kept() flags. */
+static bool holds_longer(const struct miner_data *d, const uint32_t *sym, uint32_t len)
 {
-	if (!c->chance_prune)
-		return false;
-	if (c->d->longer[item])
-		return true;
-	for (uint32_t k = 0; k < depth; k++)
-		if (c->d->longer[c->path[k]])
+	for (uint32_t k = 0; k < len; k++)
+		if (d->longer[sym[k]])
 			return true;
 	return false;
+}
+
+static bool chance_only(const struct ctx *c, uint32_t depth, uint32_t item)
+{
+	return c->chance_prune && (c->d->longer[item] || holds_longer(c->d, c->path, depth));
 }
 
 /* Drops the children of lv[depth] whose extensions are all chance. */
@@ -1380,17 +1382,15 @@ static int cmp_rec(const void *a, const void *b, void *arg)
  */
 static bool by_chance(const struct ctx *c, const uint32_t *sym, uint32_t len, uint32_t neg)
 {
-	bool longer = false, rated = true;
+	bool rated = true;
 
 	if (!c->d->lengths || len < 2 || c->o.any)
 		return false;
 	/* What chance_only() predicts, decided the same way here, so that the
 	 * search's cut and this test agree to the last bit. */
-	for (uint32_t k = 0; k < len; k++) {
-		longer |= c->d->longer[sym[k]];
+	for (uint32_t k = 0; k < len; k++)
 		rated &= c->d->symrate[sym[k]] > 0;
-	}
-	if (c->chance_prune && longer && rated)
+	if (c->chance_prune && rated && holds_longer(c->d, sym, len))
 		return true;
 	return items_chance(c->d, sym, len, true, neg, c->chance_bound) > c->chance_bound;
 }

@@ -924,6 +924,62 @@ static void check_any(const struct inst *in, const struct miner_opts *full, uint
 }
 
 /* Compare miner and brute force on @count instances from @seed0. */
+/* Whether every pattern up to the longest pos sequence can be enumerated. */
+static bool enumerable(const struct inst *in)
+{
+	uint32_t maxlen = 0;
+	uint64_t space = 1;
+
+	for (uint32_t i = 0; i < in->n[0]; i++)
+		if (in->len[0][i] > maxlen)
+			maxlen = in->len[0][i];
+	for (uint32_t k = 0; k < maxlen; k++)
+		space *= in->nsym;
+	return space <= 20000;
+}
+
+/* The instance's thresholds and gaps, no bound: the exact answer. */
+static void exact_opts(const struct inst *in, unsigned long long *seed, struct miner_opts *o)
+{
+	miner_opts_default(o);
+	o->delta_ppm = in->delta_ppm;
+	o->alpha_ppm = in->alpha_ppm;
+	o->gap_min = in->gmin;
+	o->gap_max = in->gmax;
+	o->max_len = 0;
+	o->max_nodes = 0;
+	o->max_patterns = 0;
+	/* Iterative deepening must reach the same exact answer. */
+	o->deepen = tu_rand_range(seed, 0, 3) == 0;
+}
+
+/* The miner's answer is want[0..nwant), exactly and unbounded; else both go to stderr. */
+static bool same_answer(const struct inst *in, unsigned long long iseed, const struct bpat *want, uint32_t nwant,
+			const struct miner_result *r)
+{
+	struct bpat *got = calloc(r->npatterns + 1, sizeof(*got));
+	bool same;
+
+	cr_assert(got);
+	for (uint32_t i = 0; i < r->npatterns; i++) {
+		got[i].len = r->patterns[i].len;
+		got[i].pos = r->patterns[i].pos_count;
+		got[i].neg = r->patterns[i].neg_count;
+		memcpy(got[i].s, r->patterns[i].sym, got[i].len * sizeof(uint32_t));
+	}
+	same = nwant == r->npatterns && r->bounds == 0;
+	for (uint32_t i = 0; same && i < nwant; i++)
+		same = !cmp_bpat(&want[i], &got[i]) && want[i].pos == got[i].pos && want[i].neg == got[i].neg;
+	if (!same) {
+		print_inst(in, iseed);
+		print_pats("brute force", want, nwant);
+		print_pats("miner      ", got, r->npatterns);
+		fprintf(stderr, "  bounds %#x max_neg %u\n", r->bounds, r->max_neg);
+	}
+	free(got);
+	return same;
+}
+
 static void compare_many(unsigned long long seed0, int count, bool with_gmin, bool full_only)
 {
 	unsigned long long seed = seed0;
@@ -932,58 +988,24 @@ static void compare_many(unsigned long long seed0, int count, bool with_gmin, bo
 	for (int it = 0; ran < count; it++) {
 		unsigned long long iseed = seed;
 		struct inst in;
-		struct bpat *want, *got;
+		struct bpat *want;
 		struct miner_opts o;
 		struct miner_result *r;
-		uint32_t nwant, maxlen = 0;
-		bool full, same;
-		uint64_t space = 1;
+		uint32_t nwant;
+		bool full;
 
 		random_inst(&in, &seed, with_gmin);
 		tu_rand(&seed);
-		for (uint32_t i = 0; i < in.n[0]; i++)
-			if (in.len[0][i] > maxlen)
-				maxlen = in.len[0][i];
-		for (uint32_t k = 0; k < maxlen; k++)
-			space *= in.nsym;
-		full = space <= 20000;
+		full = enumerable(&in);
 		if (full_only && !full)
 			continue;
 		ran++;
 		nwant = brute_force(&in, full, UINT32_MAX, &want);
-
-		miner_opts_default(&o);
-		o.delta_ppm = in.delta_ppm;
-		o.alpha_ppm = in.alpha_ppm;
-		o.gap_min = in.gmin;
-		o.gap_max = in.gmax;
-		o.max_len = 0;
-		o.max_nodes = 0;
-		o.max_patterns = 0;
-		/* Iterative deepening must reach the same exact answer. */
-		o.deepen = tu_rand_range(&seed, 0, 3) == 0;
+		exact_opts(&in, &seed, &o);
 		cr_assert_eq(miner_mine(in.seq[0], in.n[0], in.seq[1], in.n[1], &o, &r), 0);
-		got = calloc(r->npatterns + 1, sizeof(*got));
-		cr_assert(got);
-		for (uint32_t i = 0; i < r->npatterns; i++) {
-			got[i].len = r->patterns[i].len;
-			got[i].pos = r->patterns[i].pos_count;
-			got[i].neg = r->patterns[i].neg_count;
-			for (uint32_t k = 0; k < got[i].len; k++)
-				got[i].s[k] = r->patterns[i].sym[k];
-		}
-		same = nwant == r->npatterns && r->bounds == 0;
-		for (uint32_t i = 0; same && i < nwant; i++)
-			same = !cmp_bpat(&want[i], &got[i]) && want[i].pos == got[i].pos &&
-			       want[i].neg == got[i].neg;
-		if (!same) {
-			print_inst(&in, iseed);
-			print_pats("brute force", want, nwant);
-			print_pats("miner      ", got, r->npatterns);
-			fprintf(stderr, "  bounds %#x\n", r->bounds);
-		}
-		cr_assert(same, "miner differs from brute force on instance %d (seed %#llx, "
-			  "base seed %#llx), see stderr", it, iseed, seed0);
+		cr_assert(same_answer(&in, iseed, want, nwant, r),
+			  "miner differs from brute force on instance %d (seed %#llx, base seed %#llx), see stderr",
+			  it, iseed, seed0);
 		check_any(&in, &o, nwant, iseed);
 		nonempty += nwant > 0;
 		many += nwant >= 3;
@@ -992,7 +1014,6 @@ static void compare_many(unsigned long long seed0, int count, bool with_gmin, bo
 				long3++;
 				break;
 			}
-		free(got);
 		free(want);
 		miner_result__free(r);
 	}
@@ -1039,9 +1060,8 @@ static void compare_chance(unsigned long long seed0, int count)
 		struct miner_opts o;
 		struct miner_result *r;
 		struct bpat *want;
-		uint32_t nwant, nkeep = 0, maxlen = 0, max_neg;
-		uint64_t space = 1;
-		bool same, longer_dropped = false;
+		uint32_t nwant, nkeep = 0, max_neg;
+		bool longer_dropped = false;
 
 		random_inst(&in, &seed, false);
 		if (tu_rand_range(&seed, 0, 1))
@@ -1051,23 +1071,13 @@ static void compare_chance(unsigned long long seed0, int count)
 			for (uint32_t i = 0; i < in.n[s]; i++)
 				len[s][i] = s || tu_rand_range(&seed, 0, 1) ? (int64_t)tu_rand_range(&seed, 500, 1500) :
 									(int64_t)tu_rand_range(&seed, 2000, 200000);
-		for (uint32_t i = 0; i < in.n[0]; i++)
-			maxlen = in.len[0][i] > maxlen ? in.len[0][i] : maxlen;
-		for (uint32_t k = 0; k < maxlen; k++)
-			space *= in.nsym;
-		miner_opts_default(&o);
-		o.delta_ppm = in.delta_ppm;
-		o.alpha_ppm = in.alpha_ppm;
-		o.gap_max = in.gmax;
-		o.max_len = 0;
-		o.max_nodes = 0;
-		o.max_patterns = 0;
-		o.deepen = tu_rand_range(&seed, 0, 3) == 0;
+		exact_opts(&in, &seed, &o);
 		cr_assert_eq(miner_data__new(in.seq[0], in.n[0], in.seq[1], in.n[1], &o, &d), 0);
 		cr_assert_eq(miner_data__set_lengths(d, len[0], len[1]), 0);
 		cr_assert_eq(miner_data__mine(d, &o, &r), 0);
 		max_neg = miner_data__max_neg(d, in.alpha_ppm);
-		nwant = brute_force(&in, space <= 20000, max_neg, &want);
+		cr_assert_eq(r->max_neg, max_neg);
+		nwant = brute_force(&in, enumerable(&in), max_neg, &want);
 		cr_assert_eq(chance__init(&cc, len[0], in.n[0], len[1], in.n[1]), 0);
 		for (uint32_t i = 0; i < nwant; i++) {
 			double rates[8], bound = (double)in.alpha_ppm / MINER_PPM_ONE * in.n[0] * (1 + 1e-9);
@@ -1086,28 +1096,8 @@ static void compare_chance(unsigned long long seed0, int count)
 			want[nkeep++] = want[i];
 		}
 		chance__free(&cc);
-		same = nkeep == r->npatterns && r->bounds == 0 && r->max_neg == max_neg;
-		for (uint32_t i = 0; same && i < nkeep; i++)
-			same = want[i].len == r->patterns[i].len && want[i].pos == r->patterns[i].pos_count &&
-			       want[i].neg == r->patterns[i].neg_count &&
-			       !memcmp(want[i].s, r->patterns[i].sym, want[i].len * sizeof(uint32_t));
-		if (!same) {
-			struct bpat *got = calloc(r->npatterns + 1, sizeof(*got));
-
-			cr_assert(got);
-			for (uint32_t i = 0; i < r->npatterns; i++) {
-				got[i].len = r->patterns[i].len;
-				got[i].pos = r->patterns[i].pos_count;
-				got[i].neg = r->patterns[i].neg_count;
-				memcpy(got[i].s, r->patterns[i].sym, got[i].len * sizeof(uint32_t));
-			}
-			print_inst(&in, iseed);
-			print_pats("brute force", want, nkeep);
-			print_pats("miner      ", got, r->npatterns);
-			fprintf(stderr, "  bounds %#x max_neg %u (want %u)\n", r->bounds, r->max_neg, max_neg);
-			free(got);
-		}
-		cr_assert(same, "miner differs from brute force on instance %d (seed %#llx), see stderr", it, iseed);
+		cr_assert(same_answer(&in, iseed, want, nkeep, r),
+			  "miner differs from brute force on instance %d (seed %#llx), see stderr", it, iseed);
 		cut += longer_dropped;
 		nonempty += nkeep > 0;
 		free(want);
