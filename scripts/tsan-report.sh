@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The report under ThreadSanitizer: the critical path's graph is built
 # beside the actors' stage, the pattern search beside the rest of the
-# critical path (src/analysis.c), and the actors' studies, the precedence
-# graph's sorts and scans, the eps counts and the accounting each on two
-# workers, so every report is a test of
-# what they share. Builds build/tsan/qostrace, analyses a
+# critical path (src/analysis.c), the trace file's blocks are read ahead
+# on a thread of their own while the loader decodes (src/readahead.c; in a
+# damaged copy of the trace it warns meanwhile), the actors' studies, the
+# precedence graph's sorts and scans, the eps counts and the accounting
+# each on two workers, so every report is a test of what they share. Builds build/tsan/qostrace, analyses a
 # synthetic trace (tests/bench/gen_trace.c) and, as root, the demo's
 # recording; fails on any data race TSan reports.
 #   scripts/tsan-report.sh
@@ -19,7 +20,13 @@ mkdir -p build/tsan
 ${CC:-cc} -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude -Ibuild/skel src/*.c \
 	-lbpf -lelf -lz -ldeflate -lpthread -lm -o build/tsan/qostrace || exit 1
 build/bench/gen_trace "$W/synthetic.qtrace" 300000 4 >/dev/null || exit 1
-inputs=("$W/synthetic.qtrace")
+# Blocks damaged here and there: the read-ahead warns while the loader works.
+cp "$W/synthetic.qtrace" "$W/damaged.qtrace"
+size=$(stat -c %s "$W/damaged.qtrace")
+for k in 3 5 7; do
+	printf 'XXXXXXXX' | dd of="$W/damaged.qtrace" bs=1 seek=$((size * k / 10)) conv=notrunc status=none
+done
+inputs=("$W/synthetic.qtrace" "$W/damaged.qtrace")
 if build/qostrace demo -o "$W/demo.qtrace" -n 150 >/dev/null 2>&1; then
 	inputs+=("$W/demo.qtrace")
 else

@@ -9,6 +9,7 @@
 #include "codec.h"
 #include "log.h"
 #include "parse.h"
+#include "readahead.h"
 #include "trace.h"
 
 /*
@@ -243,6 +244,7 @@ int trace__load(const char *path, const struct trace_load_opts *opts, struct tra
 		char *err, size_t errlen)
 {
 	struct tf_reader *r = NULL;
+	struct readahead *ra = NULL;
 	struct tf_block b;
 	struct trace *t;
 	struct loader l;
@@ -270,7 +272,12 @@ int trace__load(const char *path, const struct trace_load_opts *opts, struct tra
 	e = tf_reader__open(path, &r, err, errlen);
 	if (e)
 		goto fail;
-	while ((e = tf_reader__next(r, &b)) > 0) {
+	e = readahead__start(r, &ra);
+	if (e) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-e));
+		goto fail;
+	}
+	while ((e = readahead__next(ra, &b)) > 0) {
 		nblocks++;
 		if (opts && opts->progress && (nblocks & 63) == 0)
 			log_status("reading %s: %.0f%%", path, 100.0 * b.offset / tf_reader__size(r));
@@ -301,6 +308,8 @@ int trace__load(const char *path, const struct trace_load_opts *opts, struct tra
 		if (e < 0)
 			break;
 	}
+	readahead__stop(ra);
+	ra = NULL;
 	log_status_end();
 	if (e < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-e));
@@ -323,6 +332,7 @@ int trace__load(const char *path, const struct trace_load_opts *opts, struct tra
 	*out = t;
 	return 0;
 fail:
+	readahead__stop(ra);
 	tf_reader__close(r);
 	trace__free(t);
 	return e;
