@@ -12,7 +12,9 @@
 /*
  * Blocks waiting to be decoded. Two would keep both threads busy if every
  * block cost the same; a few more absorb blocks that decompress slower
- * than others (the slots hold decompressed payloads, at most a few MB).
+ * than others. The slots hold decompressed payloads: 4 MB for a
+ * recording's 1 MB blocks, at most 256 MB for a file of blocks of the
+ * largest size a reader accepts (TF_MAX_PAYLOAD).
  */
 #define RA_SLOTS 4
 
