@@ -51,21 +51,8 @@ static void ra_read(const char *path, struct tfu_file *f, size_t stop_after)
 	if (f->err)
 		return;
 	cr_assert_eq(readahead__start(r, &ra), 0);
-	while (f->n < stop_after && (e = readahead__next(ra, &blk)) > 0) {
-		struct tfu_block *b;
-
-		cr_assert_lt(f->n, 100000, "the read-ahead does not stop");
-		if (f->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			f->b = realloc(f->b, cap * sizeof(*f->b));
-			cr_assert(f->b);
-		}
-		b = &f->b[f->n++];
-		*b = (struct tfu_block){ blk.type, blk.count, blk.base_ts, blk.seq, blk.offset,
-					 malloc(blk.len ? blk.len : 1), blk.len };
-		cr_assert(b->data);
-		memcpy(b->data, blk.data, blk.len);
-	}
+	while (f->n < stop_after && (e = readahead__next(ra, &blk)) > 0)
+		tfu_keep(f, &cap, &blk);
 	if (f->n < stop_after) {
 		f->err = e;
 		/* The end stays the end. */
@@ -181,8 +168,7 @@ Test(readahead, block_valid_until_the_next_call)
 		/* Time for the thread to read as far ahead as it may. */
 		if (i % 7 == 0)
 			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
-		b = (struct tfu_block){ blk.type, blk.count, blk.base_ts, blk.seq, blk.offset, (uint8_t *)blk.data,
-					blk.len };
+		b = tfu_view(&blk);
 		cr_assert(tfu_same_block(&want.b[i], &b), "block %zu changed under its reader", i);
 	}
 	cr_assert_eq(readahead__next(ra, &blk), 0);

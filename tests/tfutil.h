@@ -46,6 +46,31 @@ static inline void tfu_free(struct tfu_file *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* A block the reader handed out, as the tests hold one (data still the reader's). */
+static inline struct tfu_block tfu_view(const struct tf_block *blk)
+{
+	return (struct tfu_block){ blk->type, blk->count, blk->base_ts, blk->seq, blk->offset,
+				   (uint8_t *)blk->data, blk->len };
+}
+
+/* Appends a copy of blk to f (cap: f->b's room, 0 at first). */
+static inline void tfu_keep(struct tfu_file *f, size_t *cap, const struct tf_block *blk)
+{
+	struct tfu_block *b;
+
+	cr_assert_lt(f->n, 100000, "the reader does not stop");
+	if (f->n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		f->b = realloc(f->b, *cap * sizeof(*f->b));
+		cr_assert(f->b);
+	}
+	b = &f->b[f->n++];
+	*b = tfu_view(blk);
+	b->data = malloc(blk->len ? blk->len : 1);
+	cr_assert(b->data);
+	memcpy(b->data, blk->data, blk->len);
+}
+
 /* Reads every block; at most max_blocks (a guard against a reader that loops). */
 static inline void tfu_read(const char *path, struct tfu_file *f)
 {
@@ -58,26 +83,8 @@ static inline void tfu_read(const char *path, struct tfu_file *f)
 	f->err = tf_reader__open(path, &r, f->msg, sizeof(f->msg));
 	if (f->err)
 		return;
-	while ((e = tf_reader__next(r, &blk)) > 0) {
-		struct tfu_block *b;
-
-		cr_assert_lt(f->n, 100000, "the reader does not stop");
-		if (f->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			f->b = realloc(f->b, cap * sizeof(*f->b));
-			cr_assert(f->b);
-		}
-		b = &f->b[f->n++];
-		b->type = blk.type;
-		b->count = blk.count;
-		b->base_ts = blk.base_ts;
-		b->seq = blk.seq;
-		b->offset = blk.offset;
-		b->len = blk.len;
-		b->data = malloc(blk.len ? blk.len : 1);
-		cr_assert(b->data);
-		memcpy(b->data, blk.data, blk.len);
-	}
+	while ((e = tf_reader__next(r, &blk)) > 0)
+		tfu_keep(f, &cap, &blk);
 	f->err = e;
 	f->damage = *tf_reader__damage(r);
 	tf_reader__close(r);
