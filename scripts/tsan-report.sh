@@ -5,9 +5,10 @@
 # on a thread of their own while the loader decodes (src/readahead.c; in a
 # damaged copy of the trace it warns meanwhile), the actors' studies, the
 # precedence graph's sorts and scans, the eps counts and the accounting
-# each on two workers, so every report is a test of what they share. Builds build/tsan/qostrace, analyses a
-# synthetic trace (tests/bench/gen_trace.c) and, as root, the demo's
-# recording; fails on any data race TSan reports.
+# each on two workers, so every report is a test of what they share.
+# Builds build/tsan/qostrace, analyses a synthetic trace
+# (tests/bench/gen_trace.c) and, as root, the demo's recording; fails on
+# any data race TSan reports.
 #   scripts/tsan-report.sh
 set -u
 cd "$(dirname "$0")/.."

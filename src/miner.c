@@ -1199,6 +1199,15 @@ static bool out_of_budget(struct ctx *c)
 	return false;
 }
 
+/* Whether sym[0..len) (dense ids) holds an event chance__longer_than_kept() flags. */
+static bool holds_longer(const struct miner_data *d, const uint32_t *sym, uint32_t len)
+{
+	for (uint32_t k = 0; k < len; k++)
+		if (d->longer[sym[k]])
+			return true;
+	return false;
+}
+
 /*
  * Whether every extension of P·item (P = c->path[0..depth)) would be left
  * out as chance: with lengths at alpha 0, one of its events is more likely
@@ -1214,15 +1223,6 @@ static bool out_of_budget(struct ctx *c)
  * alpha 0 from running through every sequence of them to max_len (2.2 s
  * of a 15 s storm's 4.6 s of mining).
  */
-/* Whether sym[0..len) (dense ids) holds an event chance__longer_than_kept() flags. */
-static bool holds_longer(const struct miner_data *d, const uint32_t *sym, uint32_t len)
-{
-	for (uint32_t k = 0; k < len; k++)
-		if (d->longer[sym[k]])
-			return true;
-	return false;
-}
-
 static bool chance_only(const struct ctx *c, uint32_t depth, uint32_t item)
 {
 	return c->chance_prune && (c->d->longer[item] || holds_longer(c->d, c->path, depth));
@@ -1382,16 +1382,18 @@ static int cmp_rec(const void *a, const void *b, void *arg)
  */
 static bool by_chance(const struct ctx *c, const uint32_t *sym, uint32_t len, uint32_t neg)
 {
-	bool rated = true;
-
 	if (!c->d->lengths || len < 2 || c->o.any)
 		return false;
 	/* What chance_only() predicts, decided the same way here, so that the
 	 * search's cut and this test agree to the last bit. */
-	for (uint32_t k = 0; k < len; k++)
-		rated &= c->d->symrate[sym[k]] > 0;
-	if (c->chance_prune && rated && holds_longer(c->d, sym, len))
-		return true;
+	if (c->chance_prune && holds_longer(c->d, sym, len)) {
+		bool rated = true;
+
+		for (uint32_t k = 0; k < len; k++)
+			rated &= c->d->symrate[sym[k]] > 0;
+		if (rated)
+			return true;
+	}
 	return items_chance(c->d, sym, len, true, neg, c->chance_bound) > c->chance_bound;
 }
 
