@@ -500,6 +500,62 @@ Test(timeline, out_of_order_records_give_the_same_timeline)
 }
 
 /*
+ * A wakeup that knows only the wakee's last CPU gets the CPU of the
+ * wakee's next run, checked against a scan of all its runs; records that
+ * arrive late and wakees woken after their last run included.
+ */
+Test(timeline, wakeup_target_cpu_is_the_next_runs)
+{
+	struct sched_opts o = { .ncpus = 3, .nthreads = 6, .nswitches = 2000, .extras = true };
+	size_t resolved = 0, at_start = 0, after_last = 0, unchanged = 0;
+
+	for (unsigned long long seed = 1; seed <= 20; seed++) {
+		struct trace *t = random_schedule(seed, &o);
+		unsigned long long s2 = seed * 7919;
+		struct timeline *tl;
+
+		for (size_t i = 0; i < t->nwk; i++) {
+			t->wk[i].target_cpu = 99;
+			if (tu_rand(&s2) % 4)
+				t->wk[i].h.flags |= QT_WAKE_CPU_PREV;
+			if (tu_rand(&s2) % 3 == 0)	/* at the switch before it: a run may start then */
+				t->wk[i].h.ts--;
+			if (tu_rand(&s2) % 50 == 0)	/* arrives late */
+				t->wk[i].h.ts -= tu_rand(&s2) % 2000;
+		}
+		tl = build(t);
+		for (size_t i = 0; i < tl->nwk; i++) {
+			const struct tl_wakeup *w = &tl->wk[i];
+			const struct tl_thread *x;
+			int want = 99;
+
+			if (w->wakee == TL_NONE)
+				continue;
+			x = &tl->threads[w->wakee];
+			if (w->flags & QT_WAKE_CPU_PREV)
+				for (size_t k = x->run0; k < x->run0 + x->nrun && want == 99; k++)
+					if (tl->runs[k].start >= w->ts) {
+						want = tl->runs[k].cpu;
+						at_start += tl->runs[k].start == w->ts;
+					}
+			cr_assert_eq(w->target_cpu, want, "seed %llu wakeup %zu at %llu", seed, i,
+				     (unsigned long long)w->ts);
+			if (!(w->flags & QT_WAKE_CPU_PREV))
+				unchanged++;
+			else if (want == 99)
+				after_last++;
+			else
+				resolved++;
+		}
+		done(tl, t);
+	}
+	cr_expect_gt(resolved, 1000);
+	cr_expect_gt(at_start, 10);
+	cr_expect_gt(after_last, 0);
+	cr_expect_gt(unchanged, 100);
+}
+
+/*
  * Built consuming the trace's records (report, export): the same timeline,
  * with lost windows and every kind of record, and the records are gone
  * afterwards while the counts by type and the task records stay.
