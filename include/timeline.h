@@ -222,6 +222,13 @@ int timeline__stream(const struct timeline *tl, const struct tl_span *spans, siz
 		     struct tl_event **out, size_t *n);
 /* First event with ts >= t. */
 size_t timeline__lower_bound(const struct tl_event *ev, size_t n, uint64_t t);
+/*
+ * The first run of thread x that starts at or after ts (x->run0 + x->nrun:
+ * none), searched forward from run from: x->run0, or a run known to start
+ * before ts. Callers asking in time order pass the last answer, and a busy
+ * thread's answer is then a few runs on, not a search over a million.
+ */
+size_t timeline__next_run(const struct timeline *tl, const struct tl_thread *x, size_t from, uint64_t ts);
 
 /* Classifies the raw prev_state of a switch (TASK_* bits). */
 uint8_t timeline__end_state(uint32_t prev_state, bool preempt);

@@ -229,17 +229,9 @@ static void thread_runs(struct pf *p, const struct tl_thread *th)
 static const struct tl_run *next_run(const struct timeline *tl, uint32_t th, uint64_t ts)
 {
 	const struct tl_thread *x = &tl->threads[th];
-	size_t lo = x->run0, hi = x->run0 + x->nrun;
+	size_t r = timeline__next_run(tl, x, x->run0, ts);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->runs[mid].start < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < x->run0 + x->nrun ? &tl->runs[lo] : NULL;
+	return r < x->run0 + x->nrun ? &tl->runs[r] : NULL;
 }
 
 static void thread_wakeups(struct pf *p, const struct tl_thread *th)

@@ -555,6 +555,37 @@ Test(timeline, wakeup_target_cpu_is_the_next_runs)
 	cr_expect_gt(unchanged, 100);
 }
 
+/* The next run from a cursor, asked in time order or from the first run, against a scan. */
+Test(timeline, next_run_from_a_cursor_is_the_scans)
+{
+	struct sched_opts o = { .ncpus = 2, .nthreads = 5, .nswitches = 3000 };
+	unsigned long long seed = 11;
+	struct trace *t = random_schedule(seed, &o);
+	struct timeline *tl = build(t);
+	size_t asked = 0;
+
+	for (size_t th = 0; th < tl->nthreads; th++) {
+		const struct tl_thread *x = &tl->threads[th];
+		size_t end = x->run0 + x->nrun, r = x->run0;
+		uint64_t ts = 0;
+
+		while (ts < tl->end + 100) {
+			size_t want = x->run0;
+
+			ts += tu_rand(&seed) % 3 ? tu_rand(&seed) % 40 : tu_rand(&seed) % 400;
+			while (want < end && tl->runs[want].start < ts)
+				want++;
+			r = timeline__next_run(tl, x, r, ts);
+			cr_assert_eq(r, want, "thread %zu ts %llu (cursor)", th, (unsigned long long)ts);
+			cr_assert_eq(timeline__next_run(tl, x, x->run0, ts), want, "thread %zu ts %llu (first)", th,
+				     (unsigned long long)ts);
+			asked++;
+		}
+	}
+	cr_expect_gt(asked, 1000);
+	done(tl, t);
+}
+
 /*
  * Built consuming the trace's records (report, export): the same timeline,
  * with lost windows and every kind of record, and the records are gone
