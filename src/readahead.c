@@ -104,25 +104,23 @@ int readahead__start(struct tf_reader *r, struct readahead **out)
 	if (!ra)
 		return -ENOMEM;
 	ra->r = r;
-	if (pthread_mutex_init(&ra->mu, NULL)) {
-		free(ra);
-		return -ENOMEM;
-	}
-	if (pthread_cond_init(&ra->filled, NULL)) {
-		pthread_mutex_destroy(&ra->mu);
-		free(ra);
-		return -ENOMEM;
-	}
-	if (pthread_cond_init(&ra->freed, NULL)) {
-		pthread_cond_destroy(&ra->filled);
-		pthread_mutex_destroy(&ra->mu);
-		free(ra);
-		return -ENOMEM;
-	}
+	if (pthread_mutex_init(&ra->mu, NULL))
+		goto no_mutex;
+	if (pthread_cond_init(&ra->filled, NULL))
+		goto no_filled;
+	if (pthread_cond_init(&ra->freed, NULL))
+		goto no_freed;
 	/* Without a thread the same blocks come from the caller's. */
 	ra->threaded = !pthread_create(&ra->th, NULL, reader_thread, ra);
 	*out = ra;
 	return 0;
+no_freed:
+	pthread_cond_destroy(&ra->filled);
+no_filled:
+	pthread_mutex_destroy(&ra->mu);
+no_mutex:
+	free(ra);
+	return -ENOMEM;
 }
 
 int readahead__next(struct readahead *ra, struct tf_block *blk)
