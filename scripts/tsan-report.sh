@@ -5,10 +5,13 @@
 # on a thread of their own while the loader decodes (src/readahead.c; in a
 # damaged copy of the trace it warns meanwhile), the actors' studies, the
 # precedence graph's sorts and scans, the eps counts and the accounting
-# each on two workers, so every report is a test of what they share.
-# Builds build/tsan/qostrace, analyses a synthetic trace
+# each on two workers, and fresh memory is faulted in by a helper beside
+# the loader, the timeline and the task model (src/prefault.c; a trace of
+# 1 M events is large enough to start them), so every report is a test of
+# what they share. Builds build/tsan/qostrace, analyses a synthetic trace
 # (tests/bench/gen_trace.c) and, as root, the demo's recording; fails on
-# any data race TSan reports.
+# any data race TSan reports. (Criterion cannot start under TSan here:
+# the helper's own tests run under ASan, make SAN=1 unit.)
 #   scripts/tsan-report.sh
 set -u
 cd "$(dirname "$0")/.."
@@ -20,7 +23,7 @@ mkdir -p build/tsan
 # are built here with TSan's own allocator.
 ${CC:-cc} -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude -Ibuild/skel src/*.c \
 	-lbpf -lelf -lz -ldeflate -lpthread -lm -o build/tsan/qostrace || exit 1
-build/bench/gen_trace "$W/synthetic.qtrace" 300000 4 >/dev/null || exit 1
+build/bench/gen_trace "$W/synthetic.qtrace" 1000000 4 >/dev/null || exit 1
 # Blocks damaged here and there: the read-ahead warns while the loader works.
 cp "$W/synthetic.qtrace" "$W/damaged.qtrace"
 size=$(stat -c %s "$W/damaged.qtrace")

@@ -15,6 +15,7 @@
 #include "critical.h"
 #include "gantt_csv.h"
 #include "precedence.h"
+#include "prefault.h"
 #include "sort.h"
 #include "workq.h"
 
@@ -554,9 +555,23 @@ static void model_drop_build(struct model *m)
 	m->wk_task = NULL;
 }
 
+/*
+ * The model's arrays, each written to its end by the passes below: their
+ * memory faulted in beside them (prefault.h), 300 MB at 10 M events.
+ */
+static struct prefault *prefault_model(const struct model *m)
+{
+	void *arr[] = { m->tasks, m->src, m->run_first, m->cause, m->wfrom, m->fl };
+	size_t len[] = { m->n * sizeof(*m->tasks), m->n * sizeof(*m->src), m->tl->nruns * sizeof(*m->run_first),
+			 m->n * sizeof(*m->cause), m->n * sizeof(*m->wfrom), m->n };
+
+	return prefault__start_all(arr, len, sizeof(arr) / sizeof(arr[0]));
+}
+
 static int model_build(struct model *m)
 {
 	const struct timeline *tl = m->tl;
+	struct prefault *pf = NULL;
 	uint64_t *pts = NULL;
 	size_t maxws = 1;
 	int err = -ENOMEM;
@@ -581,6 +596,7 @@ static int model_build(struct model *m)
 	m->run_first = malloc((tl->nruns ? tl->nruns : 1) * sizeof(*m->run_first));
 	if (!m->tasks || !m->src || !m->fl || !m->cause || !m->wfrom || !m->thr_first || !m->run_first)
 		goto out;
+	pf = prefault_model(m);
 	fragment(m, pts);
 	find_causes(m);
 	err = find_wakers(m);
@@ -589,6 +605,7 @@ static int model_build(struct model *m)
 	if (!err)
 		err = merge_missing(m);
 out:
+	prefault__stop(pf);
 	free(pts);
 	return err;
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "precedence.h"
+#include "prefault.h"
 #include "sort.h"
 #include "workq.h"
 
@@ -131,6 +132,7 @@ static void fix_start_ties(const struct build_ctx *bc, uint32_t *order)
 struct sort_buf {
 	void *a, *tmp;
 	size_t bytes;		/* of each of a and tmp */
+	struct prefault *pf;
 	uint32_t cnt[PREC_MAX_JOBS * SORT_RADIX_SIZE];	/* a share's counters per thread */
 };
 
@@ -138,11 +140,15 @@ static int sort_buf_get(struct sort_buf *sb, size_t bytes)
 {
 	if (sb->bytes >= bytes)
 		return 0;
+	prefault__stop(sb->pf);
+	sb->pf = NULL;
 	free(sb->a);
 	free(sb->tmp);
 	sb->a = malloc(bytes);
 	sb->tmp = malloc(bytes);
 	sb->bytes = sb->a && sb->tmp ? bytes : 0;
+	if (sb->bytes)
+		sb->pf = prefault__start_all((void *[]){ sb->a, sb->tmp }, (size_t[]){ bytes, bytes }, 2);
 	return sb->bytes ? 0 : -ENOMEM;
 }
 
@@ -150,6 +156,7 @@ static void sort_buf_free(struct sort_buf *sb)
 {
 	if (!sb)
 		return;
+	prefault__stop(sb->pf);
 	free(sb->a);
 	free(sb->tmp);
 	free(sb);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "prefault.h"
 #include "sort.h"
 #include "timeline.h"
 
@@ -89,6 +90,9 @@ static int set_add(struct u32set *s, uint32_t v)
 }
 
 /* ---- growable arrays ---- */
+
+/* How far ahead of the runs made their memory is faulted in (prefault.h). */
+#define RUNS_AHEAD (16u << 20)
 
 #define VEC_PUSH(arr, n, cap, item)                                                       \
 	({                                                                                 \
@@ -336,6 +340,7 @@ static int build_runs(struct builder *b)
 		uint32_t tid, tgid;
 		bool valid;
 	} *cur;
+	struct prefault *pf;
 	uint32_t *order;
 	uint64_t max_ts = 0;
 	int err;
@@ -356,6 +361,8 @@ static int build_runs(struct builder *b)
 		free(order);
 		return -ENOMEM;
 	}
+	/* Not the whole cap ahead: switches to and from idle make no run. */
+	pf = prefault__start(tl->runs, b->runs_cap * sizeof(*tl->runs), RUNS_AHEAD);
 	for (size_t i = 0; i < t->nsw; i++) {
 		if (t->sw[i].h.ts < max_ts)
 			tl->out_of_order++;	/* arrived after a later record */
@@ -411,7 +418,10 @@ static int build_runs(struct builder *b)
 		c->tid = s->next_tid;
 		c->tgid = s->next_tgid;
 		c->start = s->h.ts;
+		if (k % 4096 == 0)
+			prefault__reach(pf, tl->nruns * sizeof(*tl->runs));
 	}
+	prefault__stop(pf);
 	for (int cpu = 0; cpu < tl->ncpus && !err; cpu++) {
 		struct cur *c = &cur[cpu];
 
@@ -542,12 +552,15 @@ static int group_by_thread(void **arr, size_t n, size_t elem, size_t nthreads,
 {
 	char *tmp = malloc((n ? n : 1) * elem), *a = *arr;
 	size_t *pos = calloc(nthreads + 1, sizeof(*pos));
+	struct prefault *pf;
 
 	if (!tmp || !pos) {
 		free(tmp);
 		free(pos);
 		return -ENOMEM;
 	}
+	/* Filled to its end; the helper gets the counting pass as a head start. */
+	pf = prefault__start(tmp, n * elem, PREFAULT_ALL);
 	for (size_t i = 0; i < n; i++)
 		pos[thread_of(a + i * elem) + 1]++;
 	for (size_t th = 0; th < nthreads; th++) {
@@ -563,6 +576,7 @@ static int group_by_thread(void **arr, size_t n, size_t elem, size_t nthreads,
 		if (moved_to)
 			moved_to[i] = (uint32_t)to;
 	}
+	prefault__stop(pf);
 	free(*arr);
 	*arr = tmp;
 	free(pos);
