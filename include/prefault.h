@@ -65,6 +65,6 @@ void prefault__stop(struct prefault *pf);
  * Bytes the helper asked the kernel to fault in (for the tests): the
  * kernel may still have skipped pages already present.
  */
-size_t prefault__done(const struct prefault *pf);
+size_t prefault__done(struct prefault *pf);
 
 #endif

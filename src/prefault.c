@@ -36,7 +36,6 @@ struct prefault {
 	size_t limit;		/* the helper may go up to here; written by the writer, under mu */
 	size_t pos;		/* faulted in up to here; under mu */
 	bool stop;		/* under mu */
-	bool waiting;		/* the helper sleeps on cv; under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t th;
@@ -51,11 +50,8 @@ static void *helper(void *arg)
 		size_t end, at;
 		int i, r;
 
-		while (!pf->stop && pf->pos >= pf->limit) {
-			pf->waiting = true;
+		while (!pf->stop && pf->pos >= pf->limit)
 			pthread_cond_wait(&pf->cv, &pf->mu);
-			pf->waiting = false;
-		}
 		if (pf->stop)
 			break;
 		end = pf->limit - pf->pos > STEP ? pf->pos + STEP : pf->limit;
@@ -165,8 +161,7 @@ void prefault__reach(struct prefault *pf, size_t done)
 		return;
 	pthread_mutex_lock(&pf->mu);
 	pf->limit = l;
-	if (pf->waiting)
-		pthread_cond_signal(&pf->cv);
+	pthread_cond_signal(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
 }
 
@@ -184,14 +179,14 @@ void prefault__stop(struct prefault *pf)
 	free(pf);
 }
 
-size_t prefault__done(const struct prefault *pf)
+size_t prefault__done(struct prefault *pf)
 {
 	size_t d;
 
 	if (!pf)
 		return 0;
-	pthread_mutex_lock((pthread_mutex_t *)&pf->mu);
+	pthread_mutex_lock(&pf->mu);
 	d = pf->pos;
-	pthread_mutex_unlock((pthread_mutex_t *)&pf->mu);
+	pthread_mutex_unlock(&pf->mu);
 	return d;
 }
