@@ -95,6 +95,14 @@ void workq_cpus_set(int ncpu);
 void workq_busy(int delta);
 int workq_spare(int want);	/* 0..want CPUs, now counted busy */
 
+/*
+ * The CPUs this process may run on: its affinity set, which `taskset` or a
+ * cgroup's cpuset narrows, or the CPUs online where the set cannot be read.
+ * The most threads that run at once; a second thread on a set of one CPU
+ * only takes turns with the first.
+ */
+int workq_cpus_usable(void);
+
 /* Where share i of n items in jobs equal shares starts; share i ends where i + 1 starts. */
 static inline uint32_t workq_share(uint32_t n, int i, int jobs)
 {

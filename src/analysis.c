@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "actors.h"
 #include "analysis.h"
@@ -22,7 +21,7 @@ void analysis_opts_default(struct analysis_opts *o)
 	o->alpha = -1;
 	o->gap = -1;
 	o->break_paths = ANALYSIS_DEFAULT_BREAK_PATHS;
-	o->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+	o->jobs = workq_cpus_usable() > 1 ? 2 : 1;
 }
 
 static void critical_opts_of(const struct analysis_opts *o, struct critical_opts *co)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Faulting memory in ahead of its writer; see include/prefault.h. */
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "prefault.h"
+#include "workq.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -75,15 +75,6 @@ static void *helper(void *arg)
 	return NULL;
 }
 
-static bool spare_cpu(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return sysconf(_SC_NPROCESSORS_ONLN) > 1;
-	return CPU_COUNT(&set) > 1;
-}
-
 /* The limit for a writer at done: whole pages, never past the end. */
 static size_t limit_at(const struct prefault *pf, size_t done)
 {
@@ -104,7 +95,7 @@ static struct prefault *start(void *const p[], const size_t len[], int n, size_t
 		return NULL;
 	for (int i = 0; i < n; i++)
 		total += p[i] ? len[i] : 0;
-	if (total < PREFAULT_MIN || !spare_cpu())
+	if (total < PREFAULT_MIN || workq_cpus_usable() < 2)
 		return NULL;
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <sched.h>
+#include <unistd.h>
+
 #include "workq.h"
 
 static int cpus;	/* 0: not counting */
@@ -29,4 +32,15 @@ int workq_spare(int want)
 			return 0;
 	} while (!__atomic_compare_exchange_n(&busy, &b, b + got, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return got;
+}
+
+int workq_cpus_usable(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
 }

@@ -21,6 +21,7 @@
 #include "synth_trace.h"
 #include "testutil.h"
 #include "timeline.h"
+#include "workq.h"
 
 #define MS 1000000ull
 #define US 1000ull
@@ -531,4 +532,18 @@ Test(analysis, a_delay_propagates_within_two_periods_and_one_period_more)
 	cr_expect(strstr(text, "the delay propagates to sink (1 of its 3 breaks);\n"
 			       "   breaking on their own too (not after its breaks): sink 2 times;"), "%s", text);
 	free(text);
+}
+
+/* Stages side by side only where two CPUs are usable: not under `taskset` to one. */
+Test(analysis, two_jobs_only_where_two_cpus_are_usable)
+{
+	struct analysis_opts o;
+	cpu_set_t old;
+
+	analysis_opts_default(&o);
+	cr_assert_eq(o.jobs, workq_cpus_usable() > 1 ? 2 : 1);
+	cr_assert(tu_pin_one_cpu(&old), "cannot restrict this process to one CPU");
+	analysis_opts_default(&o);
+	cr_assert_eq(sched_setaffinity(0, sizeof(old), &old), 0);
+	cr_assert_eq(o.jobs, 1, "%d jobs on one CPU", o.jobs);
 }

@@ -14,6 +14,7 @@
 
 #include "prefault.h"
 #include "testutil.h"
+#include "workq.h"
 
 #define MB (1u << 20)
 
@@ -65,8 +66,8 @@ static bool can_help(void)
 	int r = madvise(p, 4096, MADV_POPULATE_WRITE);
 
 	munmap(p, 4096);
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		fprintf(stderr, "SKIPPED: one CPU online: prefault starts no helper\n");
+	if (workq_cpus_usable() < 2) {
+		fprintf(stderr, "SKIPPED: one CPU usable: prefault starts no helper\n");
 		return false;
 	}
 	if (r) {
@@ -210,4 +211,24 @@ Test(prefault, no_helper_for_little_memory_and_every_call_takes_null)
 	cr_assert_eq(prefault__done(NULL), 0);
 	cr_assert_eq(present(p, PREFAULT_MIN), 0);
 	munmap(p, PREFAULT_MIN);
+}
+
+/* Under `taskset` to one CPU a helper would only take turns with its writer. */
+Test(prefault, no_helper_on_one_cpu)
+{
+	size_t len = 64 * MB;
+	char *p = map(len);
+	struct prefault *pf;
+	cpu_set_t old;
+
+	if (!can_help())
+		return;
+	cr_assert(tu_pin_one_cpu(&old), "cannot restrict this process to one CPU");
+	pf = prefault__start(p, len, PREFAULT_ALL);
+	cr_assert_eq(sched_setaffinity(0, sizeof(old), &old), 0);
+	cr_assert_null(pf, "a helper started on one CPU");
+	pf = prefault__start(p, len, PREFAULT_ALL);
+	cr_assert_not_null(pf, "no helper once the CPUs are back");
+	prefault__stop(pf);
+	munmap(p, len);
 }

@@ -288,3 +288,17 @@ Test(workq, spare_cpus_under_contention)
 	workq_busy(-2);
 	workq_cpus_set(0);
 }
+
+Test(workq, usable_cpus_are_the_affinity_set)
+{
+	cpu_set_t old;
+	int all;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(old), &old), 0);
+	all = CPU_COUNT(&old);
+	cr_assert_eq(workq_cpus_usable(), all);
+	cr_assert(tu_pin_one_cpu(&old), "cannot restrict this process to one CPU");
+	cr_assert_eq(workq_cpus_usable(), 1, "pinned to one CPU, %d usable", workq_cpus_usable());
+	cr_assert_eq(sched_setaffinity(0, sizeof(old), &old), 0);
+	cr_assert_eq(workq_cpus_usable(), all);
+}

@@ -3,6 +3,8 @@
 #define QT_TESTUTIL_H
 
 #include <criterion/criterion.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,27 @@ static inline size_t tu_count(const char *hay, const char *needle)
 	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
 		n++;
 	return n;
+}
+
+/*
+ * The calling process restricted to the first CPU of its affinity set, as
+ * `taskset -c N` would start it; *old gets the set to restore. false when
+ * the set cannot be read or changed.
+ */
+static inline bool tu_pin_one_cpu(cpu_set_t *old)
+{
+	cpu_set_t one;
+
+	if (sched_getaffinity(0, sizeof(*old), old))
+		return false;
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (CPU_ISSET(c, old)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	}
+	return !sched_setaffinity(0, sizeof(one), &one);
 }
 
 /* Deterministic PRNG (xorshift64*) for property tests: failures reproduce. */
