@@ -48,9 +48,8 @@ struct analysis_opts {
 	 * The critical-path stage and the pattern search read the timeline and
 	 * the actors and write only their own results: with 2 (the default
 	 * where the process may run on two CPUs, workq_cpus_usable()) they
-	 * run side by side, the critical
-	 * path's graph already beside the actors' stage; with 1 one after
-	 * the other. The results are the same.
+	 * run side by side, the critical path's graph already beside the
+	 * actors' stage; with 1 one after the other. The results are the same.
 	 */
 	int jobs;
 };

@@ -36,8 +36,9 @@ struct prefault;
  * Starts a helper over [p, p + len) that stays at most `ahead` bytes past
  * the writer (PREFAULT_ALL: the whole range at once, for an array filled
  * to its end). NULL where it cannot help: len below PREFAULT_MIN, one CPU
- * to run on (workq_cpus_usable()), no thread to be had. The writer's own writes then fault the
- * pages in, as without it; every function here takes NULL.
+ * to run on (workq_cpus_usable()), no thread to be had. The writer's own
+ * writes then fault the pages in, as without it; every function here
+ * takes NULL.
  */
 struct prefault *prefault__start(void *p, size_t len, size_t ahead);
 
