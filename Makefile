@@ -1,11 +1,16 @@
 # qostrace build.
-#   make            build/qostrace (and the BPF object and skeleton it embeds)
+#   make            build/qostrace (with the BPF programs it embeds, where clang,
+#                   bpftool and a kernel BTF are at hand; otherwise an analyser
+#                   that reads and reports trace files, and a word on why)
 #   make demo       install what is missing (Debian 12), build, record the built-in pipeline, report
 #   make test       install what is missing, build, unit tests, then end-to-end tests with BPF
 #   make check      the tests only (nothing installed)
 #   make V=1        show the full commands
 #   make SAN=1      AddressSanitizer + UBSan build in build-san/
 #   make VMLINUX_BTF=/path/to/vmlinux   generate vmlinux.h from another kernel's BTF
+#
+# The tree: src/<stage>/ holds one stage of the pipeline (docs/DESIGN.md);
+# every object but src/record/recorder.c builds without the BPF skeleton.
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .SECONDARY:
@@ -33,16 +38,23 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# Can this machine make the BPF programs? If not, the recorder is left out
+# and the program says why when asked to record.
+NO_RECORDER := $(strip \
+	$(if $(shell command -v $(CLANG) 2>/dev/null),,no $(CLANG)) \
+	$(if $(wildcard $(BPFTOOL)),,no bpftool) \
+	$(if $(wildcard $(VMLINUX_BTF)),,no kernel BTF at $(VMLINUX_BTF)))
+
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wstrict-prototypes
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT)/skel $(WARN) -MMD -MP
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUTPUT)/gen $(WARN) -MMD -MP
 LDLIBS   := -lbpf -lelf -lz -ldeflate -lpthread -lm
 # The program allocates with jemalloc on transparent huge pages: the analysis
 # walks arrays of hundreds of MB, and on 4 KiB pages a third of its time went
 # to page faults (README.md, Performance). Sanitizer builds keep their own.
 ifneq ($(SAN),1)
 PROG_LIBS := -ljemalloc
-$(OUTPUT)/obj/main.o: CFLAGS += -DQOSTRACE_JEMALLOC
+$(OUTPUT)/obj/cli/main.o: CFLAGS += -DQOSTRACE_JEMALLOC
 endif
 ifeq ($(SAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -54,13 +66,30 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/skel/%.skel.h,$(BPF_SRCS))
 
-SRCS      := $(wildcard src/*.c)
-LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
+# Generated sources, made in $(OUTPUT)/gen, never checked in.
+GEN_HDRS  := $(OUTPUT)/gen/syscall_tables.h
+GEN_SRCS  := $(OUTPUT)/gen/report/html_assets.c
+
+# The analyser: every stage from the trace file to the reports.
+LIB_DIRS  := lib stats file timeline actors critical patterns analysis report
+LIB_SRCS  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
+LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS)) $(OUTPUT)/obj/gen/report/html_assets.o
 LIB       := $(OUTPUT)/libqostrace.a
+# The commands and the recorder (the demo's pipeline with them).
+ifeq ($(NO_RECORDER),)
+RECORDER_OBJ := $(OUTPUT)/obj/record/recorder.o
+else
+RECORDER_OBJ := $(OUTPUT)/obj/record/recorder_none.o
+$(RECORDER_OBJ): CFLAGS += -DQOSTRACE_NO_RECORDER_WHY='"$(NO_RECORDER)"'
+endif
+CLI_SRCS  := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c src/demo/*.c)) \
+	$(filter-out src/record/recorder.c src/record/recorder_none.c,$(wildcard src/record/*.c))
+CLI_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(CLI_SRCS)) $(RECORDER_OBJ)
 PROG      := $(OUTPUT)/qostrace
 
-TEST_SRCS := $(wildcard tests/test_*.c)
-TESTS     := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
+TEST_SRCS := $(wildcard tests/unit/*/test_*.c tests/e2e/test_*.c)
+TESTS     := $(foreach t,$(TEST_SRCS),$(OUTPUT)/tests/$(basename $(notdir $(t))))
+TEST_CFLAGS := -Itests/lib -Itests
 WORK_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORK_SRCS))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -72,51 +101,80 @@ BENCHES   := $(patsubst tests/bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 .PHONY: all test check unit e2e clean workloads bench-progs deps demo fuzz
 all: $(PROG) $(WORKLOADS)
 
-$(OUTPUT)/bpf/vmlinux.h: | $(OUTPUT)/bpf
+$(OUTPUT)/bpf/vmlinux.h:
 	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)if [ ! -r "$(VMLINUX_BTF)" ]; then \
 		echo "error: $(VMLINUX_BTF) is missing: this kernel has no BTF (CONFIG_DEBUG_INFO_BTF=y is needed)." >&2; \
 		echo "       Build with VMLINUX_BTF=/path/to/vmlinux of a kernel that has it." >&2; exit 1; fi
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/bpf/vmlinux.h | $(OUTPUT)/bpf
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/bpf/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
 
-$(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o | $(OUTPUT)/skel
+$(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/obj/%.o: src/%.c | $(SKELS) $(OUTPUT)/obj
+$(OUTPUT)/gen/syscall_tables.h: scripts/gen-syscall-names.sh
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)scripts/gen-syscall-names.sh > $@
+
+$(OUTPUT)/gen/report/html_assets.c: scripts/gen-html-assets.sh src/report/html.css src/report/html_body.html src/report/html.js
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)scripts/gen-html-assets.sh > $@
+
+# Only the recorder waits for the skeleton; generated headers come first for all.
+$(OUTPUT)/obj/record/recorder.o: CFLAGS += -I$(OUTPUT)/skel
+$(OUTPUT)/obj/record/recorder.o: | $(SKELS)
+
+$(OUTPUT)/obj/%.o: src/%.c | $(GEN_HDRS)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/obj/gen/%.o: $(OUTPUT)/gen/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(PROG): $(OUTPUT)/obj/main.o $(LIB)
+$(PROG): $(OUTPUT)/obj/cli/main.o $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(PROG_LIBS) -o $@
+ifneq ($(NO_RECORDER),)
+	@echo "qostrace: built without the recorder ($(NO_RECORDER)): it reads and reports trace files but cannot record" >&2
+endif
 
-$(OUTPUT)/tests/%: tests/%.c $(LIB) tests/testutil.h | $(OUTPUT)/tests
-	$(call msg,TEST-CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcriterion -o $@
+# One binary per test file, named after it: tests/unit/<stage>/test_x.c -> $(OUTPUT)/tests/test_x.
+define test_rule
+$(OUTPUT)/tests/$(basename $(notdir $(1))): $(1) $(CLI_OBJS) $(LIB)
+	$$(call msg,TEST-CC,$$@)
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(CFLAGS) $$(TEST_CFLAGS) $$< $(CLI_OBJS) $(LIB) $$(LDFLAGS) $$(LDLIBS) -lcriterion -o $$@
+endef
+$(foreach t,$(TEST_SRCS),$(eval $(call test_rule,$(t))))
 
 # Benchmark drivers (run by scripts/bench-*.sh, never by `make test`).
-$(OUTPUT)/bench/%: tests/bench/%.c $(LIB) | $(OUTPUT)/bench
+$(OUTPUT)/bench/%: tests/bench/%.c $(LIB)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
 
 bench-progs: $(BENCHES)
 
-$(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
+$(OUTPUT)/workloads/%: tests/workloads/%.c
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -lm -o $@
-
-$(OUTPUT)/bpf $(OUTPUT)/skel $(OUTPUT)/obj $(OUTPUT)/tests $(OUTPUT)/workloads $(OUTPUT)/bench:
-	$(Q)mkdir -p $@
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -143,11 +201,16 @@ workloads: $(WORKLOADS)
 
 # libFuzzer targets, built by clang with ASan + UBSan over a library of
 # their own (make fuzz; scripts/fuzz.sh runs them on the seed corpus).
-FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -Iinclude -I$(OUTPUT)/skel \
-	-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
-FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -Iinclude -Isrc \
+	-I$(OUTPUT)/gen -Itests/lib -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/obj/%.o,$(LIB_SRCS)) $(FUZZ_OUT)/obj/gen/report/html_assets.o
 
-$(FUZZ_OUT)/obj/%.o: src/%.c | $(SKELS)
+$(FUZZ_OUT)/obj/gen/%.o: $(OUTPUT)/gen/%.c
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_OUT)/obj/%.o: src/%.c | $(GEN_HDRS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
@@ -166,4 +229,4 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf build build-san build-fuzz
 
--include $(wildcard $(OUTPUT)/obj/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(FUZZ_OUT)/obj/*.d)
+-include $(shell find $(OUTPUT)/obj $(OUTPUT)/bpf $(OUTPUT)/tests $(FUZZ_OUT)/obj -name '*.d' 2>/dev/null)

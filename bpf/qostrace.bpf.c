@@ -116,7 +116,7 @@ static __always_inline void *reserve(__u32 size, __u8 type, __u64 ts)
 	return h;
 }
 
-/* The consumer drains on a timer (src/recorder.c): never woken per event. */
+/* The consumer drains on a timer (src/record/recorder.c): never woken per event. */
 static __always_inline void submit(void *rec)
 {
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);

@@ -6,7 +6,7 @@
  * bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC nanoseconds.
  *
  * The layouts are the kernel -> user contract only; the trace file stores
- * them re-encoded (src/codec.c), so fields may be added here as long as
+ * them re-encoded (src/file/codec.c), so fields may be added here as long as
  * codec.c learns them and the file format version is bumped.
  */
 #ifndef QT_EVENTS_H

@@ -33,7 +33,7 @@ stub = """
 s = s.replace("\tstruct qt_switch *r;\n", "\tstruct qt_switch *r;\n" + stub, 1)
 s = s.replace("\t__u8 flags;\n\n\tif (p->tgid == self_tgid", "\t__u8 flags;\n" + stub + "\n\tif (p->tgid == self_tgid", 1)
 open(p, "w").write(s)
-p = d + "/src/recorder.c"; s = open(p).read()
+p = d + "/src/record/recorder.c"; s = open(p).read()
 s = s.replace("\tskel->rodata->self_tgid = getpid();", "\tskel->rodata->self_tgid = getpid();\n\tskel->rodata->exp_mode = getenv(\"QT_EXP\") ? atoi(getenv(\"QT_EXP\")) : 0;")
 open(p, "w").write(s)
 PY

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput and memory of the critical-path stage (src/critical.c):
+# Throughput and memory of the critical-path stage (src/critical/critical.c):
 #  1. timeline-derived tasks (tests/bench/bench_critical.c: a synthetic 8-CPU
 #     timeline in memory, 16 actors), one size per process so that the peak
 #     is that size's; with and without transparent huge pages for malloc;

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The report under ThreadSanitizer: the critical path's graph is built
 # beside the actors' stage, the pattern search beside the rest of the
-# critical path (src/analysis.c), the trace file's blocks are read ahead
-# on a thread of their own while the loader decodes (src/readahead.c; in a
+# critical path (src/analysis/analysis.c), the trace file's blocks are read ahead
+# on a thread of their own while the loader decodes (src/file/readahead.c; in a
 # damaged copy of the trace it warns meanwhile), the actors' studies, the
 # precedence graph's sorts and scans, the eps counts and the accounting
 # each on two workers, and fresh memory is faulted in by a helper beside
-# the loader, the timeline and the task model (src/prefault.c; a trace of
+# the loader, the timeline and the task model (src/lib/prefault.c; a trace of
 # 1 M events is large enough to start them), so every report is a test of
 # what they share. Builds build/tsan/qostrace, analyses a synthetic trace
 # (tests/bench/gen_trace.c) and, as root, the demo's recording; fails on
@@ -21,7 +21,7 @@ make -s all bench-progs >/dev/null || exit 1
 mkdir -p build/tsan
 # The Makefile's build links jemalloc, which TSan cannot watch: the sources
 # are built here with TSan's own allocator.
-${CC:-cc} -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude -Ibuild/skel src/*.c \
+${CC:-cc} -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Ibuild/gen -Ibuild/skel $(find src -name "*.c" ! -name recorder_none.c) build/gen/report/html_assets.c \
 	-lbpf -lelf -lz -ldeflate -lpthread -lm -o build/tsan/qostrace || exit 1
 build/bench/gen_trace "$W/synthetic.qtrace" 1000000 4 >/dev/null || exit 1
 # Blocks damaged here and there: the read-ahead warns while the loader works.

@@ -18,12 +18,12 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "actors.h"
-#include "analysis.h"
-#include "json_writer.h"
-#include "trace.h"
+#include "actors/actors.h"
+#include "analysis/analysis.h"
+#include "lib/json_writer.h"
+#include "file/trace.h"
 #include "synth_actor.h"
-#include "timeline.h"
+#include "timeline/timeline.h"
 
 #define PIPE 8		/* stages per pipeline */
 

@@ -25,10 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "codec.h"
-#include "log.h"
-#include "trace.h"
-#include "tracefile.h"
+#include "file/codec.h"
+#include "lib/log.h"
+#include "file/trace.h"
+#include "file/tracefile.h"
 
 #define NCPU 8
 #define NTHR 200

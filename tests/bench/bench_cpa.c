@@ -18,8 +18,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "cpa.h"
-#include "precedence.h"
+#include "critical/cpa.h"
+#include "critical/precedence.h"
 
 static double now(void)
 {

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "actors.h"
-#include "critical.h"
-#include "timeline.h"
+#include "actors/actors.h"
+#include "critical/critical.h"
+#include "timeline/timeline.h"
 
 #define NCPU 8
 #define PER_CPU 64

@@ -23,8 +23,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "miner.h"
-#include "miner_auto.h"
+#include "patterns/miner.h"
+#include "patterns/miner_auto.h"
 
 static unsigned long long rng_state = 1;
 

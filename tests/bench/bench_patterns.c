@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Benchmark of the emerging-patterns stage (src/patterns.c with
- * src/vocab.c) on a synthetic system-wide timeline: a periodic actor "src"
+ * Benchmark of the emerging-patterns stage (src/patterns/patterns.c with
+ * src/patterns/vocab.c) on a synthetic system-wide timeline: a periodic actor "src"
  * on 2 CPUs among ~60 threads with real names (kworkers, ksoftirqd, Xorg,
  * pulseaudio, firefox, usb-storage, ...), each running a fixed routine of
  * system calls when it is switched in (motifs, as in a real kernel trace),
@@ -29,9 +29,9 @@
 #include <time.h>
 
 #include "../synth_trace.h"
-#include "patterns.h"
-#include "syscall_names.h"
-#include "timeline.h"
+#include "patterns/patterns.h"
+#include "file/syscall_names.h"
+#include "timeline/timeline.h"
 
 static unsigned long long rs = 1;
 

@@ -1,6 +1,6 @@
 /*
  * Throughput of fragments -> invocations -> period/breaks/split, per actor,
- * on a large synthetic input (tests/synth_actor.h). Prints the rates and
+ * on a large synthetic input (tests/lib/synth_actor.h). Prints the rates and
  * the peak RSS; scripts/bench-period.sh runs it.
  *
  *   bench_period [ACTORS [FRAGMENTS [SEED [GAP_FRAC]]]]
@@ -15,8 +15,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "invocations.h"
-#include "period.h"
+#include "actors/invocations.h"
+#include "actors/period.h"
 #include "synth_actor.h"
 
 static double now(void)

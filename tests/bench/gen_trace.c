@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
-#include "tracefile.h"
+#include "file/codec.h"
+#include "file/tracefile.h"
 
 #define STAGES 4
 #define BG 6

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis.h"
-#include "gantt_csv.h"
-#include "log.h"
-#include "report.h"
+#include "analysis/analysis.h"
+#include "file/gantt_csv.h"
+#include "lib/log.h"
+#include "report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

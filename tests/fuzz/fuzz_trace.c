@@ -9,11 +9,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "log.h"
-#include "report.h"
-#include "timeline.h"
-#include "trace.h"
+#include "analysis/analysis.h"
+#include "lib/log.h"
+#include "report/report.h"
+#include "timeline/timeline.h"
+#include "file/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates `qostrace report --json` output against include/report.schema.json
+"""Validates `qostrace report --json` output against docs/report.schema.json
 with python3-jsonschema, then checks that the schema has teeth: documents
 broken on purpose (a required field removed, a wrong type, a value out of
 range) must be rejected.

@@ -1,0 +1,78 @@
+/*
+ * One analysis of a recording (DESIGN.md §1): the stages run in order over
+ * the timeline, each a module with its own result, and every rendering
+ * (report_text.c, report_json.c, and later HTML and Perfetto) reads the
+ * same struct analysis. A stage that has nothing to say leaves its result
+ * NULL; renderings then print null or an empty list, never invent.
+ */
+#ifndef QT_ANALYSIS_H
+#define QT_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timeline/timeline.h"
+#include "file/trace.h"
+
+struct actors_result;
+struct critical_result;
+struct patterns_result;
+struct gantt;
+
+#define ANALYSIS_DEFAULT_BREAK_PATHS 1000
+
+struct analysis_opts {
+	/* actors: report --actor SPEC (repeatable), --qcod */
+	const char *const *actor_specs;
+	size_t n_actor_specs;
+	double qcod_threshold;		/* 0: 0.10 */
+	/* critical path: --epsilon DURATION|auto */
+	int64_t epsilon_ns;		/* < 0: auto (from confirmed edges) */
+	bool timing_only;		/* --timing-only: ignore the wakeups (start and end times alone) */
+	/*
+	 * --break-paths N: the critical paths listed in full in JSON and HTML
+	 * are those of the N worst breaks (0: all). A storm has tens of
+	 * thousands of breaks; with every path in full its JSON report ran
+	 * to 1.2 GB. Every break is still analysed and counted; the
+	 * stretches of the others are not kept (critical_opts.seg_breaks),
+	 * and the Perfetto export draws the same N.
+	 */
+	size_t break_paths;
+	/* patterns: --delta, --alpha, --gap */
+	double delta, alpha;		/* < 0: automatic search */
+	int gap;			/* < 0: default */
+	bool progress;			/* progress lines on a terminal */
+	int verbose;
+	/*
+	 * The critical-path stage and the pattern search read the timeline and
+	 * the actors and write only their own results: with 2 (the default
+	 * where the process may run on two CPUs, workq_cpus_usable()) they
+	 * run side by side, the critical path's graph already beside the
+	 * actors' stage; with 1 one after the other. The results are the same.
+	 */
+	int jobs;
+};
+
+struct analysis {
+	const struct trace *trace;	/* NULL for a Gantt chart */
+	const struct timeline *tl;	/* NULL for a Gantt chart */
+	const struct gantt *gantt;	/* NULL for a trace */
+	struct analysis_opts opts;
+
+	struct actors_result *actors;	/* actors.h: invocations, periods, breaks (SATM §4) */
+	struct critical_result *critical; /* critical.h: precedence graph and critical paths */
+	struct patterns_result *patterns; /* patterns.h: emerging patterns (SATM §5) */
+};
+
+void analysis_opts_default(struct analysis_opts *o);
+
+/* Runs every stage over a recording. 0 or a negative errno (after a message). */
+int analysis__run_trace(const struct trace *t, const struct timeline *tl,
+			const struct analysis_opts *o, struct analysis **out);
+/* The critical-path stage alone, over a Gantt chart (report FILE.csv). */
+int analysis__run_gantt(const struct gantt *g, const struct analysis_opts *o,
+			struct analysis **out);
+void analysis__free(struct analysis *a);
+
+#endif

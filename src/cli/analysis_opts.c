@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/* The analysis options of report and export: one argp child (analysis_opts.h). */
+#include <argp.h>
+#include <errno.h>
+#include <stdint.h>
+
+#include "actors/actors.h"
+#include "analysis_opts.h"
+#include "lib/parse.h"
+
+enum {
+	OPT_ACTOR = 0x100,
+	OPT_QCOD,
+	OPT_EPSILON,
+	OPT_BREAK_PATHS,
+	OPT_TIMING_ONLY,
+};
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Periods (SATM):", ANALYSIS_GROUP_ACTORS },
+	{ "actor", OPT_ACTOR, "SPEC", 0, "Study this actor (repeatable); see ACTORS below",
+	  ANALYSIS_GROUP_ACTORS },
+	{ "qcod", OPT_QCOD, "FRACTION", 0,
+	  "Periodic when the quartile coefficient of dispersion is below this (default 0.10)",
+	  ANALYSIS_GROUP_ACTORS },
+	{ NULL, 0, NULL, 0, "Critical path (Hendriks & Vaandrager):", ANALYSIS_GROUP_CRITICAL },
+	{ "epsilon", OPT_EPSILON, "DURATION", 0,
+	  "Control overhead bridged between tasks (e.g. 50us), or auto (default: from the wakeups)",
+	  ANALYSIS_GROUP_CRITICAL },
+	{ "break-paths", OPT_BREAK_PATHS, "N", 0,
+	  "List (report --json, --html) or draw (export) the critical paths of the N worst breaks (default 1000, 0: all)",
+	  ANALYSIS_GROUP_CRITICAL },
+	{ "timing-only", OPT_TIMING_ONLY, NULL, 0,
+	  "Ignore the wakeups: reconstruct from start and end times alone", ANALYSIS_GROUP_CRITICAL },
+	{ 0 },
+};
+
+/*
+ * After the parent's EXAMPLES (argp prints the children's text after the
+ * "\v" below the parent's): every command that takes --actor explains it,
+ * and the error messages can point here.
+ */
+static const char doc[] =
+	"\v"
+	"ACTORS:\n"
+	"  An actor is what should run once per period. By default every thread of the\n"
+	"  recorded command (every user thread with -a) that has enough activity to\n"
+	"  judge: 8 runs and 12 invocations; qostrace report says which threads it\n"
+	"  skipped and why. --actor SPEC (repeatable) studies the named actors\n"
+	"  instead; add --actor auto to keep the default ones.\n"
+	"    NAME          threads whose name is NAME; shell globs work: 'dec*'\n"
+	"    TID           the thread with this id (also tid:TID)\n"
+	"    pid:PID       every thread of process PID\n"
+	"    comm:NAME     NAME even when it looks like a number or a prefix\n"
+	"    CALL@THREAD   each call of system call CALL by THREAD (any form above)\n"
+	"                  is an occurrence: write@ts_record, read@1234\n"
+	"    CALL(ARG)@THREAD  only the calls with first argument ARG: 'write(1)@sink'\n"
+	"  A thread's run intervals are its occurrences; those that end preempted\n"
+	"  continue the same invocation, and the other boundaries are found by SATM's\n"
+	"  temporal clustering. The period is the median interval between\n"
+	"  invocations; the actor is periodic when the quartile coefficient of\n"
+	"  dispersion is below 0.10 (--qcod); intervals above Q3 + 1.5 IQR are\n"
+	"  breaks (listed but not trusted where data is missing). The most upstream\n"
+	"  actor that breaks its period, by who wakes whom in the recording, is the\n"
+	"  one to study first.\n";
+
+/*
+ * argp_error() exits with argp_err_exit_status, except under ARGP_NO_EXIT
+ * (the unit tests): there the error code makes argp_parse() fail.
+ */
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct analysis_args *a = state->input;
+	char msg[256];
+	uint64_t v;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		analysis_opts_default(&a->o);
+		a->o.actor_specs = a->specs;
+		break;
+	case OPT_ACTOR:
+		if (a->o.n_actor_specs == ANALYSIS_MAX_ACTOR_SPECS) {
+			argp_error(state, "at most %d --actor options", ANALYSIS_MAX_ACTOR_SPECS);
+			return EINVAL;
+		}
+		/* a typo fails now, not after loading a recording of several GB */
+		if (actors__check_spec(arg, msg, sizeof(msg))) {
+			argp_error(state, "%s (see ACTORS in --help)", msg);
+			return EINVAL;
+		}
+		a->specs[a->o.n_actor_specs++] = arg;
+		break;
+	case OPT_QCOD:
+		if (parse_fraction(arg, &a->o.qcod_threshold) || a->o.qcod_threshold <= 0) {
+			argp_error(state, "--qcod '%s': a fraction in (0, 1], e.g. 0.1 or 10%%", arg);
+			return EINVAL;
+		}
+		break;
+	case OPT_TIMING_ONLY:
+		a->o.timing_only = true;
+		break;
+	case OPT_EPSILON:
+		if (parse_epsilon(arg, &a->o.epsilon_ns)) {
+			argp_error(state, "--epsilon '%s': a duration with a unit (50us, 1ms) or auto", arg);
+			return EINVAL;
+		}
+		break;
+	case OPT_BREAK_PATHS:
+		if (parse_u64(arg, 0, SIZE_MAX, &v)) {
+			argp_error(state, "--break-paths '%s': a number of breaks, 0 for all", arg);
+			return EINVAL;
+		}
+		a->o.break_paths = v;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp analysis_argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };

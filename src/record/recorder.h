@@ -1,0 +1,64 @@
+/*
+ * The recorder: loads and attaches the BPF programs, drains the ring buffer
+ * on a timer (the kernel wakes it early only when the buffer fills), feeds
+ * the writer, and finishes the file on every way a recording can end.
+ */
+#ifndef QT_RECORDER_H
+#define QT_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qt_events.h"
+
+enum rec_mode {
+	REC_MODE_COMMAND,	/* start a command, trace it and its descendants */
+	REC_MODE_PIDS,		/* attach to running processes */
+	REC_MODE_ALL,		/* every thread is a target */
+};
+
+struct recorder_opts {
+	enum rec_mode mode;
+	char *const *argv;		/* a command to run: the target in REC_MODE_COMMAND;
+					 * with REC_MODE_ALL it only bounds the recording */
+	const uint32_t *pids;		/* REC_MODE_PIDS: pids or tids */
+	size_t npids;
+	uint64_t duration_ns;		/* 0: until the command/targets exit or a signal */
+	const char *path;
+	bool force;
+	uint64_t ring_bytes;		/* power of two; default 32 MiB */
+	unsigned int poll_ms;		/* default 100 */
+	bool no_syscalls, no_irqs;
+	int zlevel;			/* default 1 */
+	const char *cmdline;		/* stored in the file's META block */
+	bool quiet;			/* no status line, no summary */
+};
+
+struct recorder_summary {
+	uint64_t events;		/* records written */
+	uint64_t by_type[QT_REC_MAX];
+	uint64_t lost;			/* failed reservations in the kernel, all CPUs */
+	uint64_t lost_by_type[QT_REC_MAX];
+	uint64_t user_dropped;		/* records the writer could not store */
+	uint64_t file_bytes;
+	uint64_t start_ns, stop_ns;
+	int exit_status;		/* of the command (waitpid status), -1 if none */
+	const char *reason;		/* why the recording stopped */
+	int write_err;
+};
+
+/*
+ * Records until the command exits, the duration elapses, all -p targets
+ * are gone, SIGINT/SIGTERM arrives, or writing fails. The file is finished
+ * in every case. Returns 0 or a negative errno (after printing why).
+ */
+int recorder_run(const struct recorder_opts *opts, struct recorder_summary *sum);
+
+/*
+ * NULL where this build can record; otherwise why not (a build without
+ * its BPF programs: record/recorder_none.c).
+ */
+const char *recorder_missing(void);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * End-to-end: the renderings of a real recording (the built-in demo
+ * pipeline, recorded once per run with BPF) checked by real consumers:
+ *  - report --html in headless Chromium (tests/views/html_check.mjs):
+ *    renders without console errors or network, draws lanes and breaks,
+ *    zooms; screenshots go to the scratch directory and scripts/results/;
+ *  - export --perfetto read by the Chrome DevTools trace engine
+ *    (tests/views/perfetto_check.mjs) and by Python's json
+ *    (tests/views/check_json.py): both must see the same tracks, slices and
+ *    flows, and no warnings;
+ *  - report --json against docs/report.schema.json (python3-jsonschema),
+ *    for a recording and for a Gantt chart.
+ * What cannot run here (no BPF, no Chromium, no node_modules, no jsonschema)
+ * is SKIPPED with the reason: scripts/install-deps.sh --views installs it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "e2eutil.h"
+#include "testutil.h"
+#include "synth_views.h"
+#include "record/probe.h"
+#include "report/report.h"
+#include "report/html.h"
+
+/* The shell helper of e2eutil.h under this file's short name. */
+#define sh e2e_sh
+
+static void require_node(void)
+{
+	if (sh("node --version", NULL) != 0) {
+		fprintf(stderr, "SKIPPED: node is missing (scripts/install-deps.sh --views)\n");
+		cr_skip_test("node is missing");
+	}
+	if (access("tests/views/node_modules/playwright-core", F_OK) ||
+	    access("tests/views/node_modules/@paulirish/trace_engine", F_OK)) {
+		fprintf(stderr, "SKIPPED: tests/views/node_modules is not installed (scripts/install-deps.sh --views)\n");
+		cr_skip_test("tests/views/node_modules is missing");
+	}
+}
+
+static void require_chromium(void)
+{
+	require_node();
+	if (access("/usr/bin/chromium", X_OK)) {
+		fprintf(stderr, "SKIPPED: /usr/bin/chromium is missing (scripts/install-deps.sh --views)\n");
+		cr_skip_test("chromium is missing");
+	}
+}
+
+
+/*
+ * Runs html_check.mjs on a page; screenshots into shots/ (page.png,
+ * timeline.png, break.png). Fails with its output. The screenshot shot is
+ * copied to scripts/results/e2e-views-<save_as>.png for a person to look at.
+ */
+static void chromium_check(const char *page, const char *shots, const char *flags, const char *shot,
+			   const char *save_as)
+{
+	char cmd[2048], *out;
+	int rc;
+
+	require_chromium();
+	snprintf(cmd, sizeof(cmd), "node tests/views/html_check.mjs '%s' '%s' %s", page, shots, flags);
+	rc = sh(cmd, &out);
+	fprintf(stderr, "%s", out);
+	if (rc == 77) {
+		free(out);
+		cr_skip_test("chromium cannot run here");
+	}
+	cr_assert_eq(rc, 0, "html_check.mjs failed:\n%s", out);
+	free(out);
+	if (save_as) {
+		/* not tracked by git: a fresh one at every run */
+		snprintf(cmd, sizeof(cmd), "mkdir -p scripts/results && cp '%s/%s' 'scripts/results/e2e-views-%s.png'",
+			 shots, shot, save_as);
+		cr_assert_eq(sh(cmd, NULL), 0);
+	}
+}
+
+/* ---- the recording, shared by the tests of the suite ---- */
+
+static char *dir;
+static char trace_path[300];
+static bool own_dir;
+
+static void record_demo(void)
+{
+	char cmd[1024], done[320];
+	const char *scratch = getenv("QOSTRACE_TEST_TMP");
+
+	require_recording();
+	if (scratch && *scratch) {
+		dir = strdup(scratch);
+	} else {
+		dir = tu_tmpdir();
+		own_dir = true;
+	}
+	snprintf(trace_path, sizeof(trace_path), "%s/demo.qtrace", dir);
+	snprintf(done, sizeof(done), "%s/demo.done", dir);
+	if (own_dir || access(done, F_OK)) {
+		char *out;
+
+		/* 2 s: two disturbances of the pipeline, so the period breaks */
+		snprintf(cmd, sizeof(cmd), "%s/qostrace demo -n 200 -o '%s' > /dev/null", build_dir(), trace_path);
+		cr_assert_eq(sh(cmd, &out), 0, "qostrace demo failed:\n%s", out);
+		free(out);
+		close(open(done, O_CREAT | O_WRONLY, 0600));
+	}
+}
+
+static void cleanup(void)
+{
+	if (dir && own_dir)
+		tu_rmdir(dir);
+	free(dir);
+}
+
+TestSuite(e2e_views, .init = record_demo, .fini = cleanup, .timeout = 300);
+
+Test(e2e_views, html_page_in_chromium)
+{
+	char page[400], shots[400], cmd[1024], flags[64], *out;
+	struct cj c;
+
+	snprintf(page, sizeof(page), "%s/demo.html", dir);
+	snprintf(shots, sizeof(shots), "%s/shots-demo", dir);
+	snprintf(cmd, sizeof(cmd), "%s/qostrace report -q --html '%s' '%s' > /dev/null", build_dir(), page,
+		 trace_path);
+	cr_assert_eq(sh(cmd, &out), 0, "report --html failed:\n%s", out);
+	free(out);
+	cj_require();
+	cr_assert_eq(cj_run(&c, "html", page), 0, "%s", c.out);
+	/* the pipeline's five threads at least; breaks wherever the actors stage found some */
+	{
+		/* "actor LANE NINV SUM NBREAKS" */
+		const char *a = c.out;
+		long long lane, ninv, sum, nbr, total = 0;
+
+		while ((a = strstr(a, "\nactor ")) && sscanf(a, "\nactor %lld %lld %lld %lld", &lane, &ninv, &sum, &nbr) == 4) {
+			total += nbr;
+			a++;
+		}
+		/* the critical stage always has a path into the end of the recording */
+		snprintf(flags, sizeof(flags), "--min-lanes 5%s%s", total ? " --expect-breaks" : "",
+			 cj_get(&c, "critical_paths") ? " --expect-critical" : "");
+	}
+	cj_free(&c);
+	chromium_check(page, shots, flags, "timeline.png", "demo");
+}
+
+Test(e2e_views, perfetto_in_devtools_trace_engine)
+{
+	char json[400], cmd[1024], *out, *dev;
+	struct cj c;
+	long long v;
+
+	require_node();
+	cj_require();
+	snprintf(json, sizeof(json), "%s/demo.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s/qostrace export -q --perfetto '%s' '%s'", build_dir(), json, trace_path);
+	cr_assert_eq(sh(cmd, &out), 0, "export failed:\n%s", out);
+	free(out);
+	cr_assert_eq(cj_run(&c, "perfetto", json), 0, "%s", c.out);
+	snprintf(cmd, sizeof(cmd), "node tests/views/perfetto_check.mjs '%s'", json);
+	cr_assert_eq(sh(cmd, &dev), 0, "the DevTools trace engine rejects the export:\n%s", dev);
+	fprintf(stderr, "devtools: %.400s\n", dev);
+#define DEV(key) (strstr(dev, "\"" key "\":") ? strtoll(strstr(dev, "\"" key "\":") + strlen(key) + 3, NULL, 10) : -1)
+	/* the two readers see the same tracks, slices and flows */
+	v = DEV("threads");
+	cr_assert_eq(v, cj_num(&c, "tracks"), "DevTools sees %lld threads, Python %lld tracks", v, cj_num(&c, "tracks"));
+	cr_assert_eq(DEV("named_threads"), cj_num(&c, "named_tracks"));
+	cr_assert_eq(DEV("entries"), cj_num(&c, "ph_X"), "DevTools has %lld slices, Python %lld", DEV("entries"),
+		     cj_num(&c, "ph_X"));
+	cr_assert_eq(DEV("flows"), cj_num(&c, "flows"), "DevTools binds %lld flows, Python %lld", DEV("flows"),
+		     cj_num(&c, "flows"));
+	cr_assert_gt(DEV("flows"), 0);
+	cr_assert(strstr(dev, "\"warnings\":[]"));
+	/* every flow goes from a wakeup on the waker to a run of the wakee (no critical flows yet) */
+	if (!cj_num(&c, "flows_critical_path"))
+		cr_assert(strstr(dev, "\"flow_ends\":{\"wakeup -> run\":"), "%s", dev);
+	/* the pipeline's threads are there by name */
+	cr_assert(strstr(dev, "\"threads\":") && cj_num(&c, "runs") > 100);
+#undef DEV
+	free(dev);
+	cj_free(&c);
+}
+
+Test(e2e_views, report_json_matches_the_schema)
+{
+	char json[400];
+
+	snprintf(json, sizeof(json), "%s/report.json", dir);
+	e2e_validate_report(trace_path, json);
+}
+
+/* ---- without a recording ---- */
+
+static char *sdir;
+
+static void sdir_make(void)
+{
+	sdir = tu_tmpdir();
+}
+
+static void sdir_rm(void)
+{
+	tu_rmdir(sdir);
+	free(sdir);
+}
+
+TestSuite(e2e_views_synthetic, .init = sdir_make, .fini = sdir_rm, .timeout = 300);
+
+/* A page with a known break (tests/lib/synth_views.h): drawn, clickable, zoomable. */
+Test(e2e_views_synthetic, break_in_chromium)
+{
+	struct sv_scene sc;
+	char page[400], shots[400];
+
+	require_chromium();
+	sv_open(&sc, true);
+	snprintf(page, sizeof(page), "%s/synthetic.html", sdir);
+	snprintf(shots, sizeof(shots), "%s/shots", sdir);
+	cr_assert_eq(report_html_write(&sc.an, page, NULL, NULL), 0);
+	sv_close(&sc);
+	chromium_check(page, shots, "--expect-breaks --expect-critical --min-lanes 4", "break.png", "break");
+}
+
+/* The synthetic recording's report: actors with a break, the critical path into it. */
+Test(e2e_views_synthetic, report_json_with_breaks_matches_the_schema)
+{
+	struct sv_scene sc;
+	char json[400], cmd[1024], *out;
+	const char *py = e2e_schema_python();
+	FILE *f;
+
+	snprintf(json, sizeof(json), "%s/synthetic.json", sdir);
+	sv_open(&sc, true);
+	f = fopen(json, "w");
+	cr_assert(f);
+	cr_assert_eq(report_json(&sc.an, f), 0);
+	fclose(f);
+	sv_close(&sc);
+	snprintf(cmd, sizeof(cmd), "%s tests/views/validate_schema.py docs/report.schema.json '%s' --expect trace",
+		 py, json);
+	cr_assert_eq(sh(cmd, &out), 0, "%s", out);
+	free(out);
+}
+
+static void write_chart(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert(f);
+	/* the shape of the paper's Fig. 6: scan and print paths through image processing */
+	fputs("task,actor,start_ns,end_ns\n", f);
+	for (int k = 0; k < 20; k++) {
+		long t = k * 1000;
+
+		fprintf(f, "scan%d,scanner,%ld,%ld\n", k, t, t + 600);
+		fprintf(f, "ip2_%d,IP2,%ld,%ld\n", k, t + 600, t + 900);
+		fprintf(f, "ip3_%d,IP3,%ld,%ld\n", k, t + 900, t + 950);
+		fprintf(f, "print%d,printer,%ld,%ld\n", k, t + 950, t + 1900);
+	}
+	fclose(f);
+}
+
+Test(e2e_views_synthetic, gantt_chart_json_and_page)
+{
+	char csv[400], json[400], page[400], shots[400], cmd[2048], *out;
+	const char *py;
+
+	snprintf(csv, sizeof(csv), "%s/chart.csv", sdir);
+	snprintf(json, sizeof(json), "%s/chart.json", sdir);
+	snprintf(page, sizeof(page), "%s/chart.html", sdir);
+	snprintf(shots, sizeof(shots), "%s/shots-chart", sdir);
+	write_chart(csv);
+	py = e2e_schema_python();
+	snprintf(cmd, sizeof(cmd), "%s/qostrace report -q --json --html '%s' '%s' > '%s'", build_dir(), page, csv, json);
+	cr_assert_eq(sh(cmd, &out), 0, "report --json failed:\n%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s tests/views/validate_schema.py docs/report.schema.json '%s' --expect gantt",
+		 py, json);
+	cr_assert_eq(sh(cmd, &out), 0, "%s", out);
+	free(out);
+	chromium_check(page, shots, "--expect-critical --min-lanes 4", "timeline.png", "gantt");
+}

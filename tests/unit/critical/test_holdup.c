@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The holdup of an invocation: a recorder's writer whose writev() the
+ * kernel holds (tests/lib/synth_writer.h) is held in that call, blocked, for
+ * exactly the time the construction keeps it off its CPU; asleep or
+ * preempted instead, the holdup says so or leaves the story to the
+ * critical path; and on random runs and calls it agrees with a
+ * nanosecond-by-nanosecond count.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actors/actors.h"
+#include "analysis/analysis.h"
+#include "critical/critical.h"
+#include "critical/holdup.h"
+#include "lib/log.h"
+#include "report/report.h"
+#include "summary_text.h"
+#include "synth_writer.h"
+#include "testutil.h"
+#include "timeline/timeline.h"
+
+struct world {
+	struct trace *t;
+	struct timeline *tl;
+	struct analysis *a;
+	const struct actor *writer;
+};
+
+static void world_open(struct world *w, const struct writer_cfg *c)
+{
+	struct analysis_opts o;
+
+	log_level = LOG_QUIET;
+	memset(w, 0, sizeof(*w));
+	w->t = writer_trace(c);
+	cr_assert_eq(timeline__build(w->t, NULL, &w->tl), 0);
+	analysis_opts_default(&o);
+	cr_assert_eq(analysis__run_trace(w->t, w->tl, &o, &w->a), 0);
+	for (size_t i = 0; i < w->a->actors->n; i++)
+		if (!strcmp(w->a->actors->v[i].comm, "writer"))
+			w->writer = &w->a->actors->v[i];
+	cr_assert_not_null(w->writer, "the writer is not an actor");
+}
+
+static void world_close(struct world *w)
+{
+	analysis__free(w->a);
+	timeline__free(w->tl);
+	trace__free(w->t);
+}
+
+/* The construction's off-CPU time inside a stall that starts its run at a. */
+static int64_t stall_off_ns(const struct writer_cfg *c, uint64_t a)
+{
+	uint64_t w = a + 100 * WR_US + c->stall_ns, t = a + 200 * WR_US;
+	int64_t off = 0;
+
+	while (t + 2 * WR_MS + 10 * WR_US < w) {
+		off += 2 * WR_MS;
+		t += 2 * WR_MS + 10 * WR_US;
+	}
+	return off + (int64_t)(w - t);
+}
+
+/* The stall period whose run starts at a, or SIZE_MAX. */
+static size_t stall_at(const struct writer_cfg *c, int64_t a)
+{
+	for (size_t k = 0; k < c->periods; k++)
+		if (writer_stall(c, k) && (int64_t)(writer_woken(c, k) + 10 * WR_US) == a)
+			return k;
+	return SIZE_MAX;
+}
+
+static const struct writer_cfg blocked_cfg = {
+	.periods = 120, .every = 20, .stall_ns = 22 * WR_MS, .how = SYN_BLOCK, .syscalls = true,
+};
+
+Test(holdup, a_held_writev_is_named_with_its_exact_time)
+{
+	struct world w;
+	size_t told = 0;
+
+	world_open(&w, &blocked_cfg);
+	cr_assert_gt(w.writer->nbreaks, 0);
+	for (size_t i = 0; i < w.writer->nbreaks; i++) {
+		const struct actor_break *b = &w.writer->breaks[i];
+		const struct actor_invocation *inv = &w.writer->inv[actor_break_target(b)];
+		struct holdup h;
+		size_t k = stall_at(&blocked_cfg, inv->start_ns);
+		uint64_t a = (uint64_t)inv->start_ns;
+		char desc[64];
+
+		cr_assert_neq(k, SIZE_MAX, "break %zu goes into invocation %zu at %ld, not a stall", i,
+			      actor_break_target(b), (long)inv->start_ns);
+		cr_assert(holdup__explains(w.tl, w.writer, b, &h), "break %zu", i);
+		cr_assert_eq(h.call_nr, WR_NR_WRITEV);
+		cr_assert_eq(h.call_arg0, WR_FD);
+		cr_assert_eq(h.call_start_ns, (int64_t)(a + 100 * WR_US));
+		cr_assert_eq(h.call_end_ns, (int64_t)(a + 100 * WR_US + blocked_cfg.stall_ns));
+		cr_assert_eq(h.call_blocked_ns, stall_off_ns(&blocked_cfg, a));
+		cr_assert_eq(h.call_off_ns, h.call_blocked_ns);
+		cr_assert_eq(h.call_sleep_ns, 0);
+		cr_assert_eq(h.off_ns, h.blocked_ns, "off %ld blocked %ld asleep %ld runnable %ld", (long)h.off_ns,
+			     (long)h.blocked_ns, (long)h.sleep_ns, (long)h.runnable_ns);
+		cr_assert_eq(h.blocked_ns, h.call_blocked_ns, "no off-CPU time outside the call");
+		cr_assert_str_eq(holdup__state(&h), "blocked");
+		holdup__describe(&h, "x86_64", desc, sizeof(desc));
+		cr_assert(strstr(desc, "blocked in writev()"), "%s", desc);
+		told++;
+	}
+	cr_assert_eq(told, 6, "%zu breaks told, one per stall", told);
+	world_close(&w);
+}
+
+Test(holdup, the_break_text_and_the_diagnosis_name_the_call)
+{
+	struct world w;
+	size_t told = 0;
+
+	world_open(&w, &blocked_cfg);
+	for (size_t i = 0; i < w.a->critical->nbreaks; i++) {
+		struct holdup h;
+		char desc[64];
+
+		if (critical__break_holdup(w.a, &w.a->critical->breaks[i], &h, desc, sizeof(desc))) {
+			cr_assert(strstr(desc, "blocked in writev()"), "%s", desc);
+			told++;
+		}
+	}
+	cr_assert_eq(told, 6);
+	{
+		char *buf = summary_text(w.a);
+
+		cr_expect(strstr(buf, "it was blocked in writev() (21."), "%s", buf);
+		free(buf);
+	}
+	world_close(&w);
+}
+
+Test(holdup, asleep_in_the_call_is_said_so)
+{
+	struct writer_cfg c = blocked_cfg;
+	struct world w;
+	struct holdup h;
+
+	c.how = SYN_SLEEP;
+	world_open(&w, &c);
+	cr_assert_gt(w.writer->nbreaks, 0);
+	cr_assert(holdup__explains(w.tl, w.writer, &w.writer->breaks[0], &h));
+	cr_assert_eq(h.call_nr, WR_NR_WRITEV);
+	cr_assert_eq(h.call_blocked_ns, 0);
+	cr_assert_gt(h.call_sleep_ns, 20 * WR_MS);
+	cr_assert_str_eq(holdup__state(&h), "asleep");
+	world_close(&w);
+}
+
+/* Blocked with no call recorded: the kernel held it, and that is all one can say. */
+Test(holdup, blocked_outside_a_recorded_call)
+{
+	struct writer_cfg c = blocked_cfg;
+	struct world w;
+	struct holdup h;
+	char desc[64];
+
+	c.syscalls = false;
+	world_open(&w, &c);
+	cr_assert_gt(w.writer->nbreaks, 0);
+	cr_assert(holdup__explains(w.tl, w.writer, &w.writer->breaks[0], &h));
+	cr_assert_eq(h.call_nr, HOLDUP_NO_CALL);
+	cr_assert_gt(h.blocked_ns, 20 * WR_MS);
+	holdup__describe(&h, "x86_64", desc, sizeof(desc));
+	cr_assert(strstr(desc, "blocked in the kernel"), "%s", desc);
+	world_close(&w);
+}
+
+/* Preempted inside the call: a CPU wait, which the critical path explains (the hog). */
+Test(holdup, a_cpu_wait_is_left_to_the_critical_path)
+{
+	struct writer_cfg c = blocked_cfg;
+	struct world w;
+
+	c.how = SYN_PREEMPT;
+	world_open(&w, &c);
+	cr_assert_gt(w.writer->nbreaks, 0);
+	for (size_t i = 0; i < w.writer->nbreaks; i++) {
+		struct holdup h;
+
+		cr_assert_not(holdup__explains(w.tl, w.writer, &w.writer->breaks[i], &h), "break %zu", i);
+		if (w.writer->breaks[i].overrun_ns > 0)
+			cr_assert_gt(h.runnable_ns, 20 * WR_MS);
+	}
+	world_close(&w);
+}
+
+/*
+ * Preempted with nothing else to run (a cgroup's CPU quota spent): the
+ * CPU idles while the writer waits for it, which is what the holdup says,
+ * to the nanosecond; the Diagnosis suggests throttling.
+ */
+Test(holdup, runnable_beside_an_idle_cpu_is_throttling)
+{
+	struct writer_cfg c = blocked_cfg;
+	struct world w;
+	size_t told = 0;
+	char *buf;
+
+	c.how = SYN_PREEMPT;
+	c.throttled = true;
+	c.syscalls = false;
+	world_open(&w, &c);
+	for (size_t i = 0; i < w.writer->nbreaks; i++) {
+		const struct actor_break *b = &w.writer->breaks[i];
+		const struct actor_invocation *inv = &w.writer->inv[actor_break_target(b)];
+		struct holdup h;
+		char desc[96];
+
+		cr_assert(holdup__explains(w.tl, w.writer, b, &h), "break %zu", i);
+		cr_assert_eq(h.why, HOLDUP_CPU_IDLE);
+		cr_assert_eq(h.runnable_idle_ns, stall_off_ns(&c, (uint64_t)inv->start_ns));
+		cr_assert_eq(h.runnable_idle_ns, h.runnable_ns);
+		cr_assert_str_eq(holdup__state(&h), "throttled");
+		holdup__describe(&h, "x86_64", desc, sizeof(desc));
+		cr_assert(strstr(desc, "runnable on an idle CPU (CPU quota throttling?)"), "%s", desc);
+		told++;
+	}
+	cr_assert_eq(told, 6);
+	buf = summary_text(w.a);
+	cr_expect(strstr(buf, "it was runnable while its CPU ran nothing (21."), "%s", buf);
+	cr_expect(strstr(buf, "CPU bandwidth throttling"), "%s", buf);
+	free(buf);
+	world_close(&w);
+}
+
+/*
+ * A camera 400 us late every 7th period (a minor break on 10 ms) feeds the
+ * writer, whose stalls are major: the writer is the one to explain, and the
+ * camera's jitter does not propagate to it.
+ */
+Test(holdup, a_writer_stalling_after_a_jittery_source_is_the_answer)
+{
+	struct writer_cfg c = blocked_cfg;
+	struct world w;
+	const struct actors_result *ar;
+	const struct actor *cam = NULL;
+	char *buf;
+
+	c.camera = true;
+	world_open(&w, &c);
+	ar = w.a->actors;
+	for (size_t i = 0; i < ar->n; i++)
+		if (!strcmp(ar->v[i].comm, "camera"))
+			cam = &ar->v[i];
+	cr_assert_not_null(cam);
+	cr_assert(cam->breaking, "the camera's jitter makes breaks");
+	cr_assert_lt(cam->worst_lateness_ns * ACTORS_MAJOR_DIV, (int64_t)cam->st.period_ns, "all minor");
+	cr_assert(w.writer->fed, "the camera feeds the writer");
+	cr_assert_str_eq(ar->v[ar->upstream].comm, "writer");
+	buf = summary_text(w.a);
+	cr_expect(strstr(buf, "1. writer/101 is the first to break"), "%s", buf);
+	cr_expect_null(strstr(buf, "propagates"), "%s", buf);
+	free(buf);
+	world_close(&w);
+}
+
+/*
+ * Random runs of one thread and random calls between them against a count
+ * of every nanosecond: each gap's time goes to its kind, and to the call it
+ * lies in; the call with the most is the one named.
+ */
+Test(holdup, agrees_with_a_count_of_every_nanosecond)
+{
+	srand(7);
+	for (int round = 0; round < 200; round++) {
+		struct timeline tl = { 0 };
+		struct tl_thread th = { 0 };
+		struct tl_run runs[12];
+		struct tl_syscall sc[12];
+		size_t nr = 2 + (size_t)rand() % 10, ns = 0;
+		uint64_t t = 1000;
+		int64_t kind[3] = { 0, 0, 0 }, best = 0, per[12] = { 0 }, per_bl[12] = { 0 }, per_sl[12] = { 0 };
+		long best_call = -1;
+		struct holdup h;
+
+		for (size_t i = 0; i < nr; i++) {
+			runs[i] = (struct tl_run){ .start = t, .end = t + 1 + (uint64_t)(rand() % 50),
+						   .end_state = (uint8_t)(rand() % 3) };
+			t = runs[i].end + (uint64_t)(rand() % 4 ? rand() % 100 : 0);
+		}
+		/* calls: from inside a run to inside a later (or the same) run, never nested */
+		for (size_t i = 0; i < nr && ns < 12; i++) {
+			size_t j = i + (size_t)rand() % 3;
+
+			if (rand() % 2 || j >= nr)
+				continue;
+			sc[ns] = (struct tl_syscall){ .start = runs[i].start + (runs[i].end - runs[i].start) / 2,
+						      .end = runs[j].start + (runs[j].end - runs[j].start) / 2,
+						      .nr = (uint32_t)ns, .arg0 = ns };
+			if (sc[ns].end <= sc[ns].start)
+				sc[ns].end = sc[ns].start + 1;
+			ns++;
+			i = j;
+		}
+		th.sc0 = 0;
+		th.nsc = ns;
+		tl.threads = &th;
+		tl.nthreads = 1;
+		tl.runs = runs;
+		tl.nruns = nr;
+		tl.sc = sc;
+		tl.nsc = ns;
+		for (size_t i = 0; i + 1 < nr; i++) {
+			for (uint64_t x = runs[i].end; x < runs[i + 1].start; x++) {
+				uint8_t st = runs[i].end_state;
+
+				kind[st == QT_END_PREEMPTED ? 0 : st == QT_END_BLOCKED ? 2 : 1]++;
+				for (size_t c = 0; c < ns; c++) {
+					if (sc[c].start <= runs[i].end && x < sc[c].end) {
+						per[c]++;
+						per_bl[c] += st == QT_END_BLOCKED;
+						per_sl[c] += st == QT_END_SLEEP;
+					}
+				}
+			}
+		}
+		for (size_t c = 0; c < ns; c++)
+			if (per[c] > best) {
+				best = per[c];
+				best_call = (long)c;
+			}
+		holdup__of_runs(&tl, 0, nr - 1, &h);
+		cr_assert_eq(h.runnable_ns, kind[0], "round %d", round);
+		cr_assert_eq(h.sleep_ns, kind[1], "round %d", round);
+		cr_assert_eq(h.blocked_ns, kind[2], "round %d", round);
+		cr_assert_eq(h.off_ns, kind[0] + kind[1] + kind[2], "round %d", round);
+		if (best_call < 0) {
+			cr_assert_eq(h.call_nr, HOLDUP_NO_CALL, "round %d", round);
+			continue;
+		}
+		cr_assert_eq(h.call_off_ns, best, "round %d", round);
+		/* ties between calls: the first one reaching the most is named */
+		cr_assert_eq(per[h.call_nr], best, "round %d", round);
+		cr_assert_eq(h.call_blocked_ns, per_bl[h.call_nr], "round %d", round);
+		cr_assert_eq(h.call_sleep_ns, per_sl[h.call_nr], "round %d", round);
+	}
+}
+
+/*
+ * Both break for real (the camera 2 ms late, 20 % of its period): the
+ * writer breaks after each of the camera's breaks, and on its own when it
+ * stalls. The report says both, with the counts.
+ */
+Test(holdup, a_downstream_actor_breaking_on_its_own_too_is_said_so)
+{
+	struct writer_cfg c = blocked_cfg;
+	struct world w;
+	const struct actor *cam;
+	size_t cam_breaks = 0;
+	char *buf, want[160];
+
+	c.camera = true;
+	c.cam_jitter_ns = 2 * WR_MS;
+	world_open(&w, &c);
+	cam = &w.a->actors->v[w.a->actors->upstream];
+	cr_assert_str_eq(cam->comm, "camera");
+	for (size_t k = 0; k < c.periods; k++)
+		cam_breaks += camera_late(&c, k) > 0;
+	buf = summary_text(w.a);
+	/* every camera break is followed by one of the writer, but the ones the writer's stalls swallowed */
+	cr_expect(strstr(buf, "the delay propagates to writer ("), "%s", buf);
+	snprintf(want, sizeof(want), "breaking on their own too (not after its breaks): writer 6 times; the worst 2");
+	cr_expect(strstr(buf, want), "%s", buf);
+	cr_expect_geq(cam->nbreaks, cam_breaks - 2, "camera: %zu breaks of %zu late periods", cam->nbreaks, cam_breaks);
+	free(buf);
+	world_close(&w);
+}
+
+/* Without stalls, every break of the writer follows one of the camera. */
+Test(holdup, a_downstream_break_after_the_upstream_one_propagates)
+{
+	struct writer_cfg c = blocked_cfg;
+	struct world w;
+	char *buf;
+
+	c.camera = true;
+	c.cam_jitter_ns = 3 * WR_MS;
+	c.every = SIZE_MAX;
+	world_open(&w, &c);
+	cr_assert_str_eq(w.a->actors->v[w.a->actors->upstream].comm, "camera");
+	buf = summary_text(w.a);
+	cr_expect(strstr(buf, "the delay propagates to writer.\n"), "%s", buf);
+	free(buf);
+	world_close(&w);
+}
+
+/*
+ * The idle time of the CPU a preempted thread waits for, on random runs of
+ * it and of another thread on that CPU, against a count of every
+ * nanosecond.
+ */
+Test(holdup, idle_cpu_time_agrees_with_a_count_of_every_nanosecond)
+{
+	srand(11);
+	for (int round = 0; round < 200; round++) {
+		struct tl_thread th[2] = { { 0 }, { 0 } };
+		struct tl_run runs[40];
+		uint32_t by_cpu[40];
+		size_t cpu_run0[2], n0 = 2 + (size_t)rand() % 10, n = n0, nb = 0;
+		struct timeline tl = { 0 };
+		uint64_t t = 1000;
+		int64_t want = 0;
+		struct holdup h;
+
+		for (size_t i = 0; i < n0; i++) {
+			runs[i] = (struct tl_run){ .start = t, .end = t + 1 + (uint64_t)(rand() % 50),
+						   .end_state = (uint8_t)(rand() % 3) };
+			t = runs[i].end + (uint64_t)(rand() % 100);
+		}
+		/* the other thread runs in some gaps, anywhere inside them */
+		for (size_t i = 0; i + 1 < n0 && n < 40; i++) {
+			uint64_t g0 = runs[i].end, g1 = runs[i + 1].start;
+
+			while (g1 > g0 + 2 && rand() % 2 && n < 40) {
+				uint64_t a = g0 + (uint64_t)rand() % (g1 - g0 - 1), b = a + 1 + (uint64_t)rand() % (g1 - a - 1);
+
+				runs[n++] = (struct tl_run){ .start = a, .end = b, .thread = 1, .end_state = QT_END_SLEEP };
+				g0 = b;
+			}
+		}
+		/* by CPU in time order: merge the two threads' (each in time order) */
+		for (size_t i = 0, j = n0; i < n0 || j < n;)
+			by_cpu[nb++] = (uint32_t)(j >= n || (i < n0 && runs[i].start < runs[j].start) ? i++ : j++);
+		cpu_run0[0] = 0;
+		cpu_run0[1] = n;
+		th[0].run0 = 0;
+		th[0].nrun = n0;
+		tl.threads = th;
+		tl.nthreads = 2;
+		tl.runs = runs;
+		tl.nruns = n;
+		tl.runs_by_cpu = by_cpu;
+		tl.cpu_run0 = cpu_run0;
+		tl.ncpus = 1;
+		for (size_t i = 0; i + 1 < n0; i++) {
+			if (runs[i].end_state != QT_END_PREEMPTED)
+				continue;
+			for (uint64_t x = runs[i].end; x < runs[i + 1].start; x++) {
+				bool busy = false;
+
+				for (size_t j = n0; j < n; j++)
+					busy = busy || (runs[j].start <= x && x < runs[j].end);
+				want += !busy;
+			}
+		}
+		holdup__of_runs(&tl, 0, n0 - 1, &h);
+		cr_assert_eq(h.runnable_idle_ns, want, "round %d: %ld, counted %ld", round, (long)h.runnable_idle_ns,
+			     (long)want);
+	}
+}
