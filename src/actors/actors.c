@@ -926,6 +926,7 @@ static int study(const struct ctx *c, struct work *w, const struct cand *cd, str
 		struct actor_break *x = &a.breaks[b];
 
 		x->data_missing = interval_missing(c, th->tid, x->start_ns, x->end_ns);
+		holdup__explains(tl, &a, x, &x->held);
 		if (x->data_missing)
 			a.nbreaks_missing++;
 		else if (x->lateness_ns > a.worst_lateness_ns)

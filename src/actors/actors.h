@@ -119,6 +119,7 @@
 #include <stdio.h>
 
 #include "analysis/analysis.h"
+#include "holdup.h"
 #include "invocations.h"
 #include "lib/json_writer.h"
 #include "period.h"
@@ -169,6 +170,12 @@ struct actor_break {
 	 * in a row share one when the overrunning invocation started late.
 	 */
 	bool into_before;
+	/*
+	 * What kept the target invocation off its CPU, where that explains
+	 * the overrun (holdup__explains; held.why is HOLDUP_NONE where it
+	 * does not).
+	 */
+	struct holdup held;
 };
 
 /* The invocation a break's critical path goes into (see into_before). */

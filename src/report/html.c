@@ -14,7 +14,7 @@
 
 #include "actors/actors.h"
 #include "critical/critical.h"
-#include "critical/holdup.h"
+#include "actors/holdup.h"
 #include "file/gantt_csv.h"
 #include "lib/json_str.h"
 #include "report.h"

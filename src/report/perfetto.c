@@ -17,7 +17,7 @@
 #include "actors/actors.h"
 #include "critical/critical.h"
 #include "perfetto.h"
-#include "critical/holdup.h"
+#include "actors/holdup.h"
 #include "file/gantt_csv.h"
 #include "lib/json_str.h"
 #include "file/syscall_names.h"
@@ -175,7 +175,6 @@ static void actor_events(struct pf *p, const struct actor *ac)
 	}
 	for (size_t k = 0; k < ac->nbreaks; k++) {
 		const struct actor_break *b = &ac->breaks[k];
-		struct holdup h;
 		char name[64];
 
 		snprintf(name, sizeof(name), "%s +%.3f ms%s",
@@ -189,11 +188,11 @@ static void actor_events(struct pf *p, const struct actor *ac)
 			",\"before\":%zu,\"late\":%zu,\"target\":%zu,\"data_missing\":%s",
 			b->interval_ns, ac->st.period_ns, b->lateness_ns, b->before, b->late, actor_break_target(b),
 			b->data_missing ? "true" : "false");
-		if (holdup__explains(p->tl, ac, b, &h)) {
+		if (b->held.why != HOLDUP_NONE) {
 			char held[96];
 
 			/* what kept the overrunning invocation off its CPU (holdup.h) */
-			holdup__describe(&h, p->arch, held, sizeof(held));
+			holdup__describe(&b->held, p->arch, held, sizeof(held));
 			fprintf(p->f, ",\"held\":");
 			json_str(p->f, held, false);
 		}

@@ -7,22 +7,7 @@
 
 #include "analysis/analysis.h"
 #include "lib/json_writer.h"
-
-/* How the text report looks: colour only on a terminal, -v for more. */
-struct report_style {
-	bool color;
-	int verbose;
-};
-
-/* ANSI attributes, empty strings without colour. */
-const char *rs_bold(const struct report_style *st);
-const char *rs_dim(const struct report_style *st);
-const char *rs_red(const struct report_style *st);
-const char *rs_green(const struct report_style *st);
-const char *rs_yellow(const struct report_style *st);
-const char *rs_reset(const struct report_style *st);
-/* A section title: "== Title" underlined the same way everywhere. */
-void rs_section(FILE *f, const struct report_style *st, const char *title);
+#include "style.h"
 
 /* The JSON document of DESIGN.md §10 (schema in docs/report.schema.json). */
 int report_json(const struct analysis *a, FILE *f);

@@ -10,7 +10,7 @@
 #include "actors/actors.h"
 #include "critical/critical.h"
 #include "file/gantt_csv.h"
-#include "critical/holdup.h"
+#include "actors/holdup.h"
 #include "lib/parse.h"
 #include "report.h"
 #include "file/syscall_names.h"
@@ -335,7 +335,8 @@ bool critical__break_holdup(const struct analysis *a, const struct crit_break *b
 	if (!a->tl || !a->actors || b->actor >= a->actors->n)
 		return false;
 	ac = &a->actors->v[b->actor];
-	if (!holdup__explains(a->tl, ac, &ac->breaks[b->brk], h))
+	*h = ac->breaks[b->brk].held;
+	if (h->why == HOLDUP_NONE)
 		return false;
 	/* Another thread the path blames stays the answer: a lock holder, a hog. */
 	if (b->release_excess_ns <= b->excess_ns && c->ns && c->thread != CRIT_NONE && c->thread != ac->thread)

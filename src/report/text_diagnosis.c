@@ -10,7 +10,7 @@
 
 #include "actors/actors.h"
 #include "critical/critical.h"
-#include "critical/holdup.h"
+#include "actors/holdup.h"
 #include "lib/parse.h"
 #include "patterns/patterns.h"
 #include "report.h"

@@ -197,9 +197,10 @@ static void add_breaks(struct actor *a)
 		int64_t iv = a->inv[k].start_ns - a->inv[k - 1].start_ns;
 
 		if (iv > PERIOD_NS * 3 / 2)
-			a->breaks[a->nbreaks++] = (struct actor_break){ k - 1, k, a->inv[k - 1].start_ns,
-									a->inv[k].start_ns, iv, iv - PERIOD_NS, 0, false,
-									BREAK_START, false };
+			a->breaks[a->nbreaks++] = (struct actor_break){
+				.before = k - 1, .late = k, .start_ns = a->inv[k - 1].start_ns,
+				.end_ns = a->inv[k].start_ns, .interval_ns = iv, .lateness_ns = iv - PERIOD_NS,
+				.kind = BREAK_START };
 	}
 }
 
@@ -256,9 +257,9 @@ static void sink_through_fx(bool timing_only)
 	cr_assert_gt(a->ninv, FRAMES * 9 / 10, "only %zu sink invocations found", a->ninv);
 	a->breaks = calloc(a->ninv, sizeof(*a->breaks));
 	for (size_t k = 1; k < a->ninv; k++)
-		a->breaks[a->nbreaks++] = (struct actor_break){ k - 1, k, a->inv[k - 1].start_ns,
-								a->inv[k].start_ns, 0, 0, 0, false,
-								BREAK_START, false };
+		a->breaks[a->nbreaks++] = (struct actor_break){
+			.before = k - 1, .late = k, .start_ns = a->inv[k - 1].start_ns,
+			.end_ns = a->inv[k].start_ns, .kind = BREAK_START };
 	critical_opts_default(&o);
 	/* What the trace says (Theorem 2), for the record: it is 0 on a saturated machine. */
 	cr_assert_eq(critical__analyse(tl, &ar, &o, &r), 0);

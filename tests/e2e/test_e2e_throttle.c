@@ -29,7 +29,7 @@
 
 #include "e2e_analysis.h"
 #include "e2eutil.h"
-#include "critical/holdup.h"
+#include "actors/holdup.h"
 #include "patterns/patterns.h"
 #include "testutil.h"
 

@@ -26,7 +26,7 @@
 #include "critical/critical.h"
 #include "e2e_analysis.h"
 #include "e2eutil.h"
-#include "critical/holdup.h"
+#include "actors/holdup.h"
 #include "file/syscall_names.h"
 #include "testutil.h"
 #include "timeline/timeline.h"

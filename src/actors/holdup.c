@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * The holdup of an invocation: its off-CPU gaps by kind, and the recorded
- * call that held the most of them. The rules are in src/critical/holdup.h.
+ * call that held the most of them. The rules are in src/actors/holdup.h.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "actors.h"
 #include "holdup.h"
 #include "lib/parse.h"
 #include "qt_events.h"

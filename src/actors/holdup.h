@@ -28,8 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "actors/actors.h"
-#include "timeline/timeline.h"
+struct actor;
+struct actor_break;
+struct timeline;
 
 #define HOLDUP_NO_CALL UINT32_MAX
 
@@ -63,6 +64,9 @@ struct holdup {
 void holdup__of_runs(const struct timeline *tl, size_t first, size_t last, struct holdup *h);
 
 /*
+ * The actors' stage keeps the result in each break (actor_break.held),
+ * so that every report reads one answer.
+ *
  * The holdup of a break's target invocation when the target overran and
  * half its overrun or more is a sleep or a block in one call, a block
  * anywhere, or a wait for a CPU that ran nothing (h->why, h->told_ns).

@@ -14,7 +14,7 @@
 #include "actors/actors.h"
 #include "analysis/analysis.h"
 #include "critical/critical.h"
-#include "critical/holdup.h"
+#include "actors/holdup.h"
 #include "lib/log.h"
 #include "report/report.h"
 #include "summary_text.h"
