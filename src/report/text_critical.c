@@ -261,7 +261,7 @@ static void print_gantt(const struct critical_result *r, const struct analysis *
 			fprintf(f, "more than 2^64 critical paths");
 		else
 			fprintf(f, "%" PRIu64 " critical paths", r->npaths);
-		fprintf(f, "; on all of them (certainly critical, seed §II-B): ");
+		fprintf(f, "; on all of them (certainly critical): ");
 		if (r->ncommon)
 			print_task_list(f, a, r->common, r->common_joined, r->ncommon, " -> ", list);
 		else

@@ -1262,6 +1262,21 @@ Test(critical, gantt_many_paths_common)
 	cr_assert_eq(r->common_joined[1], 0, "S and E are not adjacent");
 	assert_names(g, r->mismatch, r->nmismatch, "late");
 	cr_assert_eq(r->ncritical, 8);
+	{
+		/* The text says so without citing the paper's section to the user. */
+		struct analysis an = { .gantt = g, .critical = r };
+		struct report_style st = { 0 };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		cr_assert_not_null(out);
+		text_critical_print(r, &an, out, &st);
+		fclose(out);
+		cr_assert(strstr(buf, "6 critical paths; on all of them (certainly critical): S ... E\n"), "%s", buf);
+		cr_assert_null(strstr(buf, "§"), "%s", buf);
+		free(buf);
+	}
 	critical__free(r);
 	gantt__free(g);
 }
