@@ -42,10 +42,6 @@ static int cat_rank(uint8_t cat)
 	}
 }
 
-/*
- * The binding edge of every task among its tight edges, by rank. est NULL:
- * a recording's graph, where every edge is tight (cpa__observed).
- */
 void bind_rank(const struct prec_graph *g, const int64_t *est, uint32_t *bind)
 {
 	for (uint32_t v = 0; v < g->n; v++) {

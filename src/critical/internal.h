@@ -266,9 +266,9 @@ int eps_scan_each(struct model *m, const struct prec_graph *g, int64_t eps);
 int64_t eps_evidence(const struct model *m);
 
 /*
- * The graph of m at eps (graph.c), with scan judging the
- * proposals within eps where wakeups split the runs. Statistics into
- * *m->st. 0, -E2BIG (over max_edges), -ENOMEM.
+ * The graph of m at eps (graph.c), with scan judging the proposals within
+ * eps where wakeups split the runs. Statistics into *m->st (their sum,
+ * graph_stats_add). 0, -E2BIG (over max_edges), -ENOMEM.
  */
 int graph_build(struct model *m, int64_t eps, uint64_t max_edges, int jobs, eps_scan_fn scan,
 		struct prec_graph **out);
@@ -277,9 +277,9 @@ void graph_stats_add(struct crit_edge_stats *d, const struct crit_edge_stats *s)
 /* ---- the binding edges (bind.c) ---- */
 
 /*
- * The binding edge of every task among its tight edges, by rank
- * (bind.c). est NULL: a recording's graph, where every edge is tight
- * (cpa__observed).
+ * The binding edge of every task among its tight edges, by rank (bind.c),
+ * into bind[g->n]. est NULL: a recording's graph, where every edge is
+ * tight (cpa__observed).
  */
 void bind_rank(const struct prec_graph *g, const int64_t *est, uint32_t *bind);
 
