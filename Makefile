@@ -88,6 +88,7 @@ CLI_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(CLI_SRCS)) $(RECORDER_OBJ)
 PROG      := $(OUTPUT)/qostrace
 
 TEST_SRCS := $(wildcard tests/unit/*/test_*.c tests/e2e/test_*.c)
+TEST_REF_SRCS := $(wildcard tests/ref/*.c)
 TESTS     := $(foreach t,$(TEST_SRCS),$(OUTPUT)/tests/$(basename $(notdir $(t))))
 TEST_CFLAGS := -Itests/lib -Itests
 WORK_SRCS := $(wildcard tests/workloads/*.c)
@@ -156,10 +157,10 @@ endif
 
 # One binary per test file, named after it: tests/unit/<stage>/test_x.c -> $(OUTPUT)/tests/test_x.
 define test_rule
-$(OUTPUT)/tests/$(basename $(notdir $(1))): $(1) $(CLI_OBJS) $(LIB)
+$(OUTPUT)/tests/$(basename $(notdir $(1))): $(1) $(TEST_REF_SRCS) $(CLI_OBJS) $(LIB)
 	$$(call msg,TEST-CC,$$@)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) $$(TEST_CFLAGS) $$< $(CLI_OBJS) $(LIB) $$(LDFLAGS) $$(LDLIBS) -lcriterion -o $$@
+	$$(Q)$$(CC) $$(CFLAGS) $$(TEST_CFLAGS) $(TEST_REF_SRCS) $$< $(CLI_OBJS) $(LIB) $$(LDFLAGS) $$(LDLIBS) -lcriterion -o $$@
 endef
 $(foreach t,$(TEST_SRCS),$(eval $(call test_rule,$(t))))
 

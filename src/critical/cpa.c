@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Algorithm 1 of Hendriks & Vaandrager with lags on the edges (§5.4.8),
- * walking back binding predecessors (Lemma 1), and the part common to all
- * critical paths (§II-B).
+ * Algorithm 1 of Hendriks & Vaandrager with lags on the edges
+ * (docs/ALGORITHMS.md §5.4.8), walking back binding predecessors (Lemma 1),
+ * and the part common to all critical paths (the paper's §II-B).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -86,7 +86,7 @@ int cpa__run(const struct prec_graph *g, struct cpa **out)
 		c->bind[v] = b;
 	}
 
-	/* The artificial sink: an edge from every task (§5.1). */
+	/* The artificial sink: an edge from every task (docs/ALGORITHMS.md §5.1). */
 	c->makespan = 0;
 	for (uint32_t v = 0; v < n; v++) {
 		int64_t end;

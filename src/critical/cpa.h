@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Critical path analysis of a task graph with edge lags (Hendriks &
- * Vaandrager Algorithm 1, ALGORITHMS.md §5.1 and §5.4.8), on a
+ * Vaandrager Algorithm 1, docs/ALGORITHMS.md §5.1 and §5.4.8), on a
  * struct prec_graph from precedence.h. Integer time, so "critical" is
  * float == 0 exactly. All times are relative to the graph's origin g->t0.
  *
@@ -53,10 +53,9 @@ static inline int cpa__critical(const struct cpa *c, uint32_t t)
 }
 
 /*
- * Algorithm 1 on a graph of observed times, a recording's (critical.h): a
+ * Algorithm 1 on a graph of observed times, a recording's (graph.c): a
  * lean graph in which every task has a predecessor or starts at t0. Every
- * lag is then an
- * observed gap, so by induction over the order the forward pass gives every
+ * lag is then an observed gap, so by induction over the order the forward pass gives every
  * task its observed start, est(t) = s(t) - t0, from every predecessor
  * alike: every edge is tight. What is left is which tasks are critical:
  * float(u) = min(makespan - e(u), the float of each successor), so u is
@@ -105,7 +104,7 @@ long cpa__path_into(const struct cpa *c, const struct prec_graph *g,
 		    uint32_t task, struct cpa_hop *buf, size_t cap);
 
 /*
- * What lies on every critical path of the whole graph (seed §II-B): the
+ * What lies on every critical path of the whole graph (Hendriks & Vaandrager §II-B): the
  * part that is certainly on a real critical path even when the
  * reconstruction added spurious ones. *out gets the tasks in topological
  * order (malloc'd, caller frees); hop.edge is the edge into the task when
@@ -121,7 +120,7 @@ int cpa__common(const struct cpa *c, const struct prec_graph *g,
 		struct cpa_hop **out, size_t *n_out);
 
 /*
- * The paper's check of eps (§III): the tasks whose recomputed start
+ * The paper's check of eps (its §III): the tasks whose recomputed start
  * est + g->t0 differs from the observed start, in id order (malloc'd).
  * An empty list means the non-delay interpretation of the reconstruction
  * reproduces the trace; a long list suggests eps is too small.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Precedence-graph reconstruction (Hendriks & Vaandrager Alg. 2-4 with the
- * decisions of ALGORITHMS.md §5.4).
+ * decisions of docs/ALGORITHMS.md §5.4): the sorted scan, and edges added
+ * to a built graph. The two orders it scans are made in prec_sort.c.
  *
  * The sorted scan works per target instead of per source: the predecessors
  * of t' are the tasks whose end lies in [s(t') - eps, s(t')]. With the tasks
@@ -19,9 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "precedence.h"
-#include "lib/prefault.h"
-#include "lib/sort.h"
+#include "internal.h"
 #include "lib/workq.h"
 
 /* Relative times (x - t0) and eps stay below this, so sums of a few never overflow. */
@@ -32,18 +31,7 @@ _Static_assert(PREC_MAX_JOBS <= WORKQ_MAX_JOBS, "one thread per share");
 /* Below this many tasks a second thread costs more than it saves. */
 #define PREC_PARALLEL_MIN 65536
 
-struct build_ctx {
-	const struct prec_task *tasks;
-	uint32_t n;
-	int64_t t0;
-	int64_t eps;
-	uint64_t max_edges;
-	bool lean;
-	int jobs;		/* threads for the sorts and scans; 1 below PREC_PARALLEL_MIN tasks */
-};
-
-static int validate(const struct prec_task *tasks, size_t n,
-		    const struct prec_opts *opts, struct build_ctx *bc)
+int prec_validate(const struct prec_task *tasks, size_t n, const struct prec_opts *opts, struct build_ctx *bc)
 {
 	static const struct prec_opts defaults;
 	int64_t lo = INT64_MAX;
@@ -86,221 +74,6 @@ static int validate(const struct prec_task *tasks, size_t n,
 	return 0;
 }
 
-static inline int64_t key_of(const struct prec_task *t, bool by_end)
-{
-	return by_end ? t->end_ns : t->start_ns;
-}
-
-static unsigned bits_for(uint64_t v)
-{
-	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
-}
-
-static int cmp_end_id(const void *pa, const void *pb, void *ctx)
-{
-	const struct prec_task *t = ctx;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-
-	if (t[a].end_ns != t[b].end_ns)
-		return t[a].end_ns < t[b].end_ns ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
-/* (start, id) order -> (start, end, id) order: fix the runs of equal starts. */
-static void fix_start_ties(const struct build_ctx *bc, uint32_t *order)
-{
-	const struct prec_task *t = bc->tasks;
-	uint32_t n = bc->n;
-
-	for (uint32_t i = 0; i < n;) {
-		uint32_t j = i + 1;
-		bool sorted = true;
-
-		while (j < n && t[order[j]].start_ns == t[order[i]].start_ns) {
-			if (cmp_end_id(&order[j - 1], &order[j], (void *)t) > 0)
-				sorted = false;
-			j++;
-		}
-		if (!sorted)
-			qsort_r(order + i, j - i, sizeof(*order), cmp_end_id,
-				(void *)t);
-		i = j;
-	}
-}
-
-/* Scratch memory of the sorts, reused from one sort to the next. */
-struct sort_buf {
-	void *a, *tmp;
-	size_t bytes;		/* of each of a and tmp */
-	struct prefault *pf;
-	uint32_t cnt[PREC_MAX_JOBS * SORT_RADIX_SIZE];	/* a share's counters per thread */
-};
-
-static int sort_buf_get(struct sort_buf *sb, size_t bytes)
-{
-	if (sb->bytes >= bytes)
-		return 0;
-	prefault__stop(sb->pf);
-	sb->pf = NULL;
-	free(sb->a);
-	free(sb->tmp);
-	sb->a = malloc(bytes);
-	sb->tmp = malloc(bytes);
-	sb->bytes = sb->a && sb->tmp ? bytes : 0;
-	if (sb->bytes)
-		sb->pf = prefault__start_all((void *[]){ sb->a, sb->tmp }, (size_t[]){ bytes, bytes }, 2);
-	return sb->bytes ? 0 : -ENOMEM;
-}
-
-static void sort_buf_free(struct sort_buf *sb)
-{
-	if (!sb)
-		return;
-	prefault__stop(sb->pf);
-	free(sb->a);
-	free(sb->tmp);
-	free(sb);
-}
-
-/*
- * One thread's share [lo, hi) of the ids: packing their keys and ids into
- * words, or taking the ids back out of the sorted words.
- */
-struct pack_share {
-	const struct build_ctx *bc;
-	bool by_end;
-	uint64_t *a;
-	uint32_t *out;
-	int64_t kmin;
-	unsigned ibits;
-	uint32_t lo, hi;
-};
-
-static void *pack_keys(void *arg)
-{
-	const struct pack_share *p = arg;
-
-	for (uint32_t i = p->lo; i < p->hi; i++)
-		p->a[i] = (((uint64_t)key_of(&p->bc->tasks[i], p->by_end) - (uint64_t)p->kmin) << p->ibits) | i;
-	return NULL;
-}
-
-static void *unpack_ids(void *arg)
-{
-	const struct pack_share *p = arg;
-
-	for (uint32_t i = p->lo; i < p->hi; i++)
-		p->out[i] = (uint32_t)(p->a[i] & ((1ULL << p->ibits) - 1));
-	return NULL;
-}
-
-/*
- * out = the ids ordered by (key, id). Traces usually arrive nearly or fully
- * sorted, so a sorted input costs one pass. Otherwise the key (relative to
- * its minimum) and the id are packed into one 64-bit word when they fit
- * (16 bytes per task while sorting), else sorted as 16-byte pairs.
- */
-static int order_by(const struct build_ctx *bc, bool by_end, struct sort_buf *sb,
-		    uint32_t *out)
-{
-	const struct prec_task *t = bc->tasks;
-	uint32_t n = bc->n;
-	int64_t kmin, kmax;
-	bool sorted = true;
-	unsigned kbits, ibits;
-
-	if (!n)
-		return 0;
-	kmin = kmax = key_of(&t[0], by_end);
-	for (uint32_t i = 1; i < n; i++) {
-		int64_t k = key_of(&t[i], by_end);
-
-		if (k < key_of(&t[i - 1], by_end))
-			sorted = false;
-		if (k < kmin)
-			kmin = k;
-		if (k > kmax)
-			kmax = k;
-	}
-	if (sorted) {
-		for (uint32_t i = 0; i < n; i++)
-			out[i] = i;
-		return 0;
-	}
-	kbits = bits_for((uint64_t)kmax - (uint64_t)kmin);
-	ibits = bits_for(n - 1);
-	if (kbits + ibits <= 64) {
-		struct pack_share sh[PREC_MAX_JOBS];
-		uint64_t *a;
-		int jobs;
-
-		if (sort_buf_get(sb, (size_t)n * sizeof(uint64_t)))
-			return -ENOMEM;
-		jobs = 1 + workq_spare(bc->jobs - 1);
-		for (int j = 0; j < jobs; j++)
-			sh[j] = (struct pack_share){ .bc = bc, .by_end = by_end, .a = sb->a, .out = out, .kmin = kmin,
-						     .ibits = ibits, .lo = workq_share(n, j, jobs),
-						     .hi = workq_share(n, j + 1, jobs) };
-		workq_parts(jobs, pack_keys, sh, sizeof(sh[0]));
-		/* The id bits are already in order: a stable sort keeps them. */
-		a = sort_radix_u64(sb->a, sb->tmp, n, ibits, ibits + kbits, sb->cnt, jobs);
-		for (int j = 0; j < jobs; j++)
-			sh[j].a = a;
-		workq_parts(jobs, unpack_ids, sh, sizeof(sh[0]));
-		workq_busy(1 - jobs);
-	} else {
-		struct sort_pair *a, *tmp;
-		int jobs;
-
-		if (sort_buf_get(sb, (size_t)n * sizeof(*a)))
-			return -ENOMEM;
-		a = sb->a;
-		tmp = sb->tmp;
-		for (uint32_t i = 0; i < n; i++) {
-			a[i].key = (uint64_t)key_of(&t[i], by_end) - (uint64_t)kmin;
-			a[i].idx = i;
-		}
-		jobs = 1 + workq_spare(bc->jobs - 1);
-		a = sort_radix_pairs(a, tmp, n, 0, kbits, sb->cnt, jobs);
-		workq_busy(1 - jobs);
-		for (uint32_t i = 0; i < n; i++)
-			out[i] = (uint32_t)a[i].idx;
-	}
-	return 0;
-}
-
-/* Both orders: order by (start, end, id), byend by (end, id). */
-static int sort_both(const struct build_ctx *bc, uint32_t *order, uint32_t *byend)
-{
-	struct sort_buf *sb = calloc(1, sizeof(*sb));
-	int err;
-
-	if (!sb)
-		return -ENOMEM;
-	err = order_by(bc, false, sb, order);
-	if (!err) {
-		fix_start_ties(bc, order);
-		err = order_by(bc, true, sb, byend);
-	}
-	sort_buf_free(sb);
-	return err;
-}
-
-static inline int64_t rel_start(const struct build_ctx *bc, uint32_t i)
-{
-	return bc->tasks[i].start_ns - bc->t0;
-}
-
-static inline int64_t rel_end(const struct build_ctx *bc, uint32_t i)
-{
-	return bc->tasks[i].end_ns - bc->t0;
-}
-
-static inline bool has_init(const struct build_ctx *bc, int64_t rs)
-{
-	return rs > 0 && rs <= bc->eps;
-}
-
 /*
  * Moves the window [*lo, *hi) of byend over the tasks with a relative end in
  * [rs - eps, rs]. rs never decreases from one call to the next.
@@ -308,11 +81,11 @@ static inline bool has_init(const struct build_ctx *bc, int64_t rs)
 static inline void window(const struct build_ctx *bc, const uint32_t *byend,
 			  int64_t rs, uint32_t *lo, uint32_t *hi)
 {
-	while (*lo < bc->n && rel_end(bc, byend[*lo]) < rs - bc->eps)
+	while (*lo < bc->n && prec_rel_end(bc, byend[*lo]) < rs - bc->eps)
 		(*lo)++;
 	if (*hi < *lo)
 		*hi = *lo;
-	while (*hi < bc->n && rel_end(bc, byend[*hi]) <= rs)
+	while (*hi < bc->n && prec_rel_end(bc, byend[*hi]) <= rs)
 		(*hi)++;
 }
 
@@ -324,7 +97,7 @@ static uint32_t window_start(const struct build_ctx *bc, const uint32_t *byend, 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (rel_end(bc, byend[mid]) < rs - bc->eps)
+		if (prec_rel_end(bc, byend[mid]) < rs - bc->eps)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -358,17 +131,17 @@ static void count_part(struct scan_part *sp)
 
 	if (sp->p0 >= sp->p1)
 		return;
-	lo = hi = window_start(bc, sp->byend, rel_start(bc, sp->order[sp->p0]));
+	lo = hi = window_start(bc, sp->byend, prec_rel_start(bc, sp->order[sp->p0]));
 	for (uint32_t p = sp->p0; p < sp->p1; p++) {
 		uint32_t v = sp->order[p];
-		int64_t rs = rel_start(bc, v);
+		int64_t rs = prec_rel_start(bc, v);
 		uint64_t c;
 
 		window(bc, sp->byend, rs, &lo, &hi);
 		c = hi - lo;
-		if (rel_end(bc, v) == rs)
+		if (prec_rel_end(bc, v) == rs)
 			c--;
-		c += has_init(bc, rs);
+		c += prec_has_init(bc, rs);
 		sp->total += c;
 		if (sp->cap)
 			sp->cap[v] = (uint32_t)(c > UINT32_MAX ? UINT32_MAX : c);
@@ -389,7 +162,7 @@ void prec_graph__free(struct prec_graph *g)
 	free(g);
 }
 
-static int alloc_edges(struct prec_graph *g, uint64_t m)
+int prec_graph__alloc_edges(struct prec_graph *g, uint64_t m)
 {
 	size_t k = m ? (size_t)m : 1;
 
@@ -416,16 +189,6 @@ static void shrink_edges(struct prec_graph *g, uint64_t m)
 		g->kind = p;
 	if ((p = realloc(g->cat, k)))
 		g->cat = p;
-}
-
-static inline void put_edge(struct prec_graph *g, uint32_t e, uint32_t from,
-			    int64_t lag, uint8_t kind, uint8_t cat)
-{
-	g->pred[e] = from;
-	if (g->lag)
-		g->lag[e] = lag;
-	g->kind[e] = kind;
-	g->cat[e] = cat;
 }
 
 /*
@@ -456,7 +219,7 @@ static void move_edges(struct prec_graph *g, uint32_t dst, uint32_t src, uint32_
 	}
 }
 
-static void count_kinds(struct prec_graph *g)
+void prec_graph__count_kinds(struct prec_graph *g)
 {
 	g->n_exact = g->n_gap = g->n_init = 0;
 	for (uint32_t e = 0; e < g->n_edges; e++) {
@@ -474,32 +237,7 @@ static void count_kinds(struct prec_graph *g)
 	}
 }
 
-/*
- * The one place where the hook and the tie rule decide. Returns 1 keep,
- * 0 drop, < 0 error. The tie rule (§5.4.3): between two zero-duration tasks
- * at the same instant only the edge from the lower id survives; e(t) = s(t')
- * then implies both have the same (start, end), so that is the lower
- * (start, end, id) key.
- */
-static inline int decide(const struct build_ctx *bc,
-			 const struct prec_opts *opts, void *ctx, uint32_t from,
-			 uint32_t to, int64_t gap, enum prec_edge_kind kind,
-			 uint8_t *cat)
-{
-	*cat = 0;
-	if (kind == PREC_EDGE_EXACT && from > to &&
-	    bc->tasks[from].start_ns == bc->tasks[from].end_ns &&
-	    bc->tasks[to].start_ns == bc->tasks[to].end_ns)
-		return 0;
-	if (opts && opts->edge_fn) {
-		int r = opts->edge_fn(ctx, from, to, gap, kind, cat);
-
-		return r < 0 ? r : r > 0;
-	}
-	return 1;
-}
-
-static struct prec_graph *graph_new(const struct build_ctx *bc)
+struct prec_graph *prec_graph_new(const struct build_ctx *bc)
 {
 	struct prec_graph *g = calloc(1, sizeof(*g));
 
@@ -512,7 +250,7 @@ static struct prec_graph *graph_new(const struct build_ctx *bc)
 	return g;
 }
 
-static int fill_dur(struct prec_graph *g, const struct prec_task *tasks)
+int prec_graph__fill_dur(struct prec_graph *g, const struct prec_task *tasks)
 {
 	if (g->tasks)
 		return 0;
@@ -534,33 +272,33 @@ static void edges_part(struct scan_part *sp)
 
 	if (sp->p0 >= sp->p1)
 		return;
-	lo = hi = window_start(bc, sp->byend, rel_start(bc, sp->order[sp->p0]));
+	lo = hi = window_start(bc, sp->byend, prec_rel_start(bc, sp->order[sp->p0]));
 	for (uint32_t p = sp->p0; p < sp->p1; p++) {
 		uint32_t v = sp->order[p], e = g->pred_off[v], c = 0;
-		int64_t rs = rel_start(bc, v);
+		int64_t rs = prec_rel_start(bc, v);
 
 		window(bc, sp->byend, rs, &lo, &hi);
 		for (uint32_t k = lo; k < hi; k++) {
 			uint32_t u = sp->byend[k];
-			int64_t gap = rs - rel_end(bc, u);
+			int64_t gap = rs - prec_rel_end(bc, u);
 			enum prec_edge_kind kind = gap ? PREC_EDGE_GAP :
 							 PREC_EDGE_EXACT;
 
 			if (u == v)
 				continue;
-			r = decide(bc, sp->opts, sp->ctx, u, v, gap, kind, &cat);
+			r = prec_decide(bc, sp->opts, sp->ctx, u, v, gap, kind, &cat);
 			if (r < 0)
 				goto fail;
 			if (r)
-				put_edge(g, e + c++, u, gap, kind, cat);
+				prec_graph__put_edge(g, e + c++, u, gap, kind, cat);
 		}
-		if (has_init(bc, rs)) {
-			r = decide(bc, sp->opts, sp->ctx, PREC_ROOT, v, rs,
+		if (prec_has_init(bc, rs)) {
+			r = prec_decide(bc, sp->opts, sp->ctx, PREC_ROOT, v, rs,
 				   PREC_EDGE_INIT, &cat);
 			if (r < 0)
 				goto fail;
 			if (r)
-				put_edge(g, e + c++, PREC_ROOT, rs,
+				prec_graph__put_edge(g, e + c++, PREC_ROOT, rs,
 					 PREC_EDGE_INIT, cat);
 		}
 		/* A target never precedes itself: it marks the end of its list. */
@@ -621,7 +359,7 @@ int prec_count_candidates(const struct prec_task *tasks, size_t n,
 	uint32_t *order = NULL, *byend = NULL;
 	int err;
 
-	err = validate(tasks, n, opts, &bc);
+	err = prec_validate(tasks, n, opts, &bc);
 	if (err)
 		return err;
 	order = malloc((n ? n : 1) * sizeof(*order));
@@ -629,7 +367,7 @@ int prec_count_candidates(const struct prec_task *tasks, size_t n,
 	err = -ENOMEM;
 	if (!order || !byend)
 		goto out;
-	err = sort_both(&bc, order, byend);
+	err = prec_sort_both(&bc, order, byend);
 	if (!err) {
 		struct scan_part proto = { .bc = &bc, .order = order, .byend = byend };
 
@@ -652,10 +390,10 @@ int prec_graph__build(const struct prec_task *tasks, size_t n,
 	int err;
 
 	*out = NULL;
-	err = validate(tasks, n, opts, &bc);
+	err = prec_validate(tasks, n, opts, &bc);
 	if (err)
 		return err;
-	g = graph_new(&bc);
+	g = prec_graph_new(&bc);
 	if (!g)
 		return -ENOMEM;
 	err = -ENOMEM;
@@ -664,7 +402,7 @@ int prec_graph__build(const struct prec_task *tasks, size_t n,
 	g->pred_off = malloc((n + 1) * sizeof(*g->pred_off));
 	if (!g->order || !byend || !g->pred_off)
 		goto fail;
-	err = sort_both(&bc, g->order, byend);
+	err = prec_sort_both(&bc, g->order, byend);
 	if (err)
 		goto fail;
 
@@ -681,7 +419,7 @@ int prec_graph__build(const struct prec_task *tasks, size_t n,
 	for (uint32_t i = 0; i < bc.n; i++)
 		g->pred_off[i + 1] += g->pred_off[i];
 	err = -ENOMEM;
-	if (alloc_edges(g, total))
+	if (prec_graph__alloc_edges(g, total))
 		goto fail;
 
 	/* Pass 2: the edges themselves, each target into its own slots. */
@@ -713,204 +451,14 @@ int prec_graph__build(const struct prec_task *tasks, size_t n,
 	}
 	g->n_edges = (uint32_t)kept;
 	g->n_dropped = total - kept;
-	err = fill_dur(g, tasks);
+	err = prec_graph__fill_dur(g, tasks);
 	if (err)
 		goto fail;
-	count_kinds(g);
+	prec_graph__count_kinds(g);
 	*out = g;
 	return 0;
 fail:
 	free(byend);
-	prec_graph__free(g);
-	return err;
-}
-
-/*
- * CSR by target from an edge list (stable per target), and Kahn's
- * topological order (FIFO, ids in increasing order first). -EINVAL on a cycle.
- */
-static int graph_from_list(struct prec_graph *g, const struct prec_edge *el,
-			   uint64_t m)
-{
-	uint32_t n = g->n, *succ_off = NULL, *succ = NULL, *indeg = NULL;
-	uint32_t head = 0, tail = 0;
-	int err = -ENOMEM;
-
-	g->pred_off = calloc((size_t)n + 1, sizeof(*g->pred_off));
-	g->order = malloc((n ? n : 1) * sizeof(*g->order));
-	if (!g->pred_off || !g->order || alloc_edges(g, m))
-		return -ENOMEM;
-	for (uint64_t i = 0; i < m; i++)
-		g->pred_off[el[i].to + 1]++;
-	for (uint32_t v = 0; v < n; v++)
-		g->pred_off[v + 1] += g->pred_off[v];
-	indeg = calloc((size_t)n + 1, sizeof(*indeg));
-	succ_off = calloc((size_t)n + 2, sizeof(*succ_off));
-	succ = malloc((m ? m : 1) * sizeof(*succ));
-	if (!indeg || !succ_off || !succ)
-		goto out;
-	/* indeg doubles as the fill cursor per target here. */
-	for (uint64_t i = 0; i < m; i++) {
-		uint32_t v = el[i].to;
-
-		put_edge(g, g->pred_off[v] + indeg[v]++, el[i].from, el[i].lag,
-			 el[i].kind, el[i].cat);
-		if (el[i].from != PREC_ROOT)
-			succ_off[el[i].from + 2]++;
-	}
-	for (uint32_t v = 0; v < n; v++)
-		succ_off[v + 2] += succ_off[v + 1];
-	memset(indeg, 0, ((size_t)n + 1) * sizeof(*indeg));
-	for (uint64_t i = 0; i < m; i++) {
-		if (el[i].from == PREC_ROOT)
-			continue;
-		succ[succ_off[el[i].from + 1]++] = el[i].to;
-		indeg[el[i].to]++;
-	}
-	/* succ_off[v .. v+1] now delimits the successors of v. */
-	for (uint32_t v = 0; v < n; v++)
-		if (!indeg[v])
-			g->order[tail++] = v;
-	while (head < tail) {
-		uint32_t u = g->order[head++];
-
-		for (uint32_t k = succ_off[u]; k < succ_off[u + 1]; k++)
-			if (!--indeg[succ[k]])
-				g->order[tail++] = succ[k];
-	}
-	err = tail == n ? 0 : -EINVAL;
-out:
-	free(indeg);
-	free(succ_off);
-	free(succ);
-	return err;
-}
-
-int prec_graph__build_naive(const struct prec_task *tasks, size_t n,
-			    const struct prec_opts *opts,
-			    struct prec_graph **out)
-{
-	struct build_ctx bc;
-	struct prec_graph *g;
-	struct prec_edge *el = NULL;
-	uint64_t total = 0, m = 0;
-	int err;
-
-	*out = NULL;
-	err = validate(tasks, n, opts, &bc);
-	if (err)
-		return err;
-	/* The budget counts the same candidates as the sorted scan. */
-	for (uint32_t t = 0; t < bc.n; t++) {
-		for (uint32_t u = 0; u < bc.n; u++) {
-			int64_t gap = rel_start(&bc, u) - rel_end(&bc, t);
-
-			total += t != u && gap >= 0 && gap <= bc.eps;
-		}
-		total += has_init(&bc, rel_start(&bc, t));
-	}
-	if (total > bc.max_edges)
-		return -E2BIG;
-	g = graph_new(&bc);
-	if (!g)
-		return -ENOMEM;
-	g->n_candidates = total;
-	err = -ENOMEM;
-	el = malloc((total ? total : 1) * sizeof(*el));
-	if (!el)
-		goto fail;
-	/* Algorithm 4, lines 3-20, over the original tasks only (§5.4.7). */
-	for (uint32_t t = 0; t < bc.n; t++) {
-		int64_t st = rel_start(&bc, t);
-		uint8_t cat;
-
-		for (uint32_t u = 0; u < bc.n; u++) {
-			int64_t gap = rel_start(&bc, u) - rel_end(&bc, t);
-			enum prec_edge_kind kind;
-
-			if (t == u)
-				continue;
-			if (gap == 0)
-				kind = PREC_EDGE_EXACT;
-			else if (gap > 0 && gap <= bc.eps)
-				kind = PREC_EDGE_GAP;
-			else
-				continue;
-			err = decide(&bc, opts, opts ? opts->edge_ctx : NULL, t, u, gap, kind, &cat);
-			if (err < 0)
-				goto fail;
-			if (err)
-				el[m++] = (struct prec_edge){ t, u, gap, kind, cat };
-		}
-		if (has_init(&bc, st)) {
-			err = decide(&bc, opts, opts ? opts->edge_ctx : NULL, PREC_ROOT, t, st,
-				     PREC_EDGE_INIT, &cat);
-			if (err < 0)
-				goto fail;
-			if (err)
-				el[m++] = (struct prec_edge){ PREC_ROOT, t, st,
-							      PREC_EDGE_INIT, cat };
-		}
-	}
-	err = graph_from_list(g, el, m);
-	if (err)
-		goto fail;
-	g->n_edges = (uint32_t)m;
-	g->n_dropped = total - m;
-	err = fill_dur(g, tasks);
-	if (err)
-		goto fail;
-	count_kinds(g);
-	free(el);
-	*out = g;
-	return 0;
-fail:
-	free(el);
-	prec_graph__free(g);
-	return err;
-}
-
-int prec_graph__from_edges(size_t n, const int64_t *dur,
-			   const struct prec_edge *edges, size_t n_edges,
-			   struct prec_graph **out)
-{
-	struct prec_graph *g;
-	int err;
-
-	*out = NULL;
-	if (n > PREC_MAX_TASKS || n_edges > PREC_MAX_EDGES)
-		return -E2BIG;
-	if ((n && !dur) || (n_edges && !edges))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (dur[i] < 0)
-			return -EINVAL;
-	for (size_t i = 0; i < n_edges; i++) {
-		const struct prec_edge *e = &edges[i];
-
-		if (e->to >= n || e->lag < 0 || e->from == e->to ||
-		    (e->from != PREC_ROOT && e->from >= n))
-			return -EINVAL;
-	}
-	g = calloc(1, sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	g->n = (uint32_t)n;
-	g->dur = malloc((n ? n : 1) * sizeof(*g->dur));
-	err = -ENOMEM;
-	if (!g->dur)
-		goto fail;
-	if (n)
-		memcpy(g->dur, dur, n * sizeof(*dur));
-	err = graph_from_list(g, edges, n_edges);
-	if (err)
-		goto fail;
-	g->n_edges = (uint32_t)n_edges;
-	g->n_candidates = n_edges;
-	count_kinds(g);
-	*out = g;
-	return 0;
-fail:
 	prec_graph__free(g);
 	return err;
 }
@@ -984,13 +532,13 @@ int prec_graph__add_edges(struct prec_graph *g, prec_edge_gen gen, void *ctx)
 		if (to != lo)
 			move_edges(g, to, lo, old);
 		for (size_t i = 0; i < c; i++)
-			put_edge(g, to + old + (uint32_t)i, buf[i].from, buf[i].lag, buf[i].kind, buf[i].cat);
+			prec_graph__put_edge(g, to + old + (uint32_t)i, buf[i].from, buf[i].lag, buf[i].kind, buf[i].cat);
 		g->pred_off[v + 1] = next_new;
 		next_new = to;
 	}
 	assert(next_new == 0);	/* gen gave fewer edges than when counted */
 	g->pred_off[0] = 0;
 	g->n_edges = (uint32_t)(m + k);
-	count_kinds(g);
+	prec_graph__count_kinds(g);
 	return 0;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Precedence-graph reconstruction from start/end times (Hendriks &
- * Vaandrager, Algorithms 2-4; ALGORITHMS.md §5): t -> t' when t' starts
+ * Vaandrager, Algorithms 2-4; docs/ALGORITHMS.md §5): t -> t' when t' starts
  * exactly when t ends, or within (0, eps] after it. The control task the
  * paper inserts for a gap is stored as a lag on the edge, and an initial
- * control task as an edge from PREC_ROOT (§5.4.4, §5.4.8).
+ * control task as an edge from PREC_ROOT (docs/ALGORITHMS.md §5.4.4,
+ * §5.4.8).
  *
  * Pure functions over arrays: no kernel, no global state.
  */
@@ -47,8 +48,9 @@ struct prec_opts {
 	int64_t eps_ns;		/* >= 0; 0 is Algorithm 2 (exact adjacency) */
 	/*
 	 * The "time 0" of the paper. has_origin = 0: the earliest start
-	 * (§5.4.5). Every task must start at or after the origin (-EINVAL
-	 * otherwise: clamp run intervals that began before the recording).
+	 * (docs/ALGORITHMS.md §5.4.5). Every task must start at or after the
+	 * origin (-EINVAL otherwise: clamp run intervals that began before
+	 * the recording).
 	 */
 	int has_origin;
 	int64_t origin_ns;
@@ -141,26 +143,17 @@ static inline int64_t prec_lag(const struct prec_graph *g, uint32_t v, uint32_t 
 }
 
 /*
- * Sorted-scan reconstruction (Algorithm 4 with the §5.4.1 scan), in
- * O(n log n + edges) time. The topological order is (start, end, id); every
- * edge goes forward in it, so the graph is acyclic even with zero-duration
- * tasks (§5.4.3). Memory: 16 bytes per task + 14 per edge when done (8 + 6
- * when lean), plus 16-32 bytes per task while sorting.
+ * Sorted-scan reconstruction (Algorithm 4 with the scan of
+ * docs/ALGORITHMS.md §5.4.1), in O(n log n + edges) time. The topological
+ * order is (start, end, id); every edge goes forward in it, so the graph is
+ * acyclic even with zero-duration tasks (docs/ALGORITHMS.md §5.4.3).
+ * Memory: 16 bytes per task + 14 per edge when done (8 + 6 when lean),
+ * plus 16-32 bytes per task while sorting.
  * Returns 0, -EINVAL (end < start, start < origin, eps < 0, times too large),
  * -E2BIG (n or the edge budget), -ENOMEM, or the hook's error.
  */
 int prec_graph__build(const struct prec_task *tasks, size_t n,
 		      const struct prec_opts *opts, struct prec_graph **out);
-
-/*
- * Algorithm 4 literally, O(n^2): the reference for tests. Same graph (as a
- * set of edges with lags, kinds and categories) and the same errors as
- * prec_graph__build(); the hook is called in another order and the
- * topological order is Kahn's.
- */
-int prec_graph__build_naive(const struct prec_task *tasks, size_t n,
-			    const struct prec_opts *opts,
-			    struct prec_graph **out);
 
 /* Upper bound on the edges a build with these opts can make (no hook). */
 int prec_count_candidates(const struct prec_task *tasks, size_t n,

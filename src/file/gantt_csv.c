@@ -340,7 +340,7 @@ static int parse_body(struct parser *p, const int col[NCOLS], int nf)
 	int r;
 
 	while ((r = read_line(p)) > 0) {
-		struct prec_task t;
+		struct gantt_task t;
 		uint32_t a, nm;
 
 		if (strspn(p->line, " \t") == p->len)
@@ -356,9 +356,9 @@ static int parse_body(struct parser *p, const int col[NCOLS], int nf)
 		if (t.end_ns < t.start_ns)
 			return fail(p, -EINVAL, "end_ns %lld is before start_ns %lld",
 				    (long long)t.end_ns, (long long)t.start_ns);
-		if (g->n == PREC_MAX_TASKS)
+		if (g->n == GANTT_MAX_TASKS)
 			return fail(p, -E2BIG, "more than %llu tasks",
-				    (unsigned long long)PREC_MAX_TASKS);
+				    (unsigned long long)GANTT_MAX_TASKS);
 		if (g->n == p->cap && grow_tasks(p))
 			return fail(p, -ENOMEM, "out of memory");
 		if (intern(&p->names, &p->pool, f[col[COL_TASK]].s, f[col[COL_TASK]].n, &nm) ||

@@ -310,7 +310,7 @@ static void data_critical(FILE *f, const struct analysis *a, const uint32_t *lan
 	}
 	*cn = cn_zero;
 	fputs(",\n\"critical\":{\"paths\":[", f);
-	for (size_t i = 0, listed = critical__breaks_listed(r, a); i < listed; i++) {
+	for (size_t i = 0, listed = critical__breaks_listed(r, a->opts.break_paths); i < listed; i++) {
 		const struct crit_break *b = &r->breaks[i];
 		const struct actor *ac = a->actors && b->actor < a->actors->n ? &a->actors->v[b->actor] : NULL;
 
@@ -322,8 +322,10 @@ static void data_critical(FILE *f, const struct analysis *a, const uint32_t *lan
 					 b->brk < ac->nbreaks ? ac->breaks[b->brk].late : 0, ac->name);
 
 			/* what held it, where the path alone cannot say (holdup.h) */
-			if (n > 0 && (size_t)n < sizeof(name) && critical__break_holdup(a, b, &h, held, sizeof(held)))
+			if (n > 0 && (size_t)n < sizeof(name) && critical__break_holdup(a->actors, b, &h)) {
+				holdup__describe(&h, trace__arch(a->trace), held, sizeof(held));
 				snprintf(name + n, sizeof(name) - (size_t)n, ": %s", held);
+			}
 			json_str(f, name, true);
 		} else {
 			fputs("\"into a late invocation\"", f);
@@ -476,7 +478,7 @@ static int data_gantt(FILE *f, const struct analysis *a, struct report_html_stat
 
 		/* first fit: lane[] gets each task's sub-lane */
 		for (; k < g->n && g->actor[order[k]] == ac; k++) {
-			const struct prec_task *t = &g->tasks[order[k]];
+			const struct gantt_task *t = &g->tasks[order[k]];
 			size_t l = 0;
 
 			while (l < nl && lane_end[l] > t->start_ns)
@@ -497,7 +499,7 @@ static int data_gantt(FILE *f, const struct analysis *a, struct report_html_stat
 			json_str(f, name, true);
 			fputs(",\"tid\":0,\"pid\":0,\"target\":true,\"kernel\":false,\"actor\":[],\"runs\":[", f);
 			for (size_t j = k0; j < k; j++) {
-				const struct prec_task *t = &g->tasks[order[j]];
+				const struct gantt_task *t = &g->tasks[order[j]];
 				int64_t s = t->start_ns - t0, e = t->end_ns - t0;
 
 				if (lane[j] != l)

@@ -9,8 +9,8 @@
 
 #include "actors/actors.h"
 #include "file/codec.h"
-#include "critical/critical.h"
 #include "patterns/patterns.h"
+#include "json_critical.h"
 #include "report.h"
 #include "file/tracefile.h"
 
@@ -158,7 +158,7 @@ int report_json(const struct analysis *a, FILE *f)
 		patterns__json(a->patterns, w);
 	jsonw_name(w, "critical");
 	if (a->critical)
-		critical__json(a->critical, a, w);
+		json_critical_write(a->critical, a, w);
 	else
 		jsonw_null(w);
 	jsonw_end_object(w);

@@ -490,7 +490,7 @@ static void critical_events(struct pf *p)
 
 	if (!r || r->input != CRIT_INPUT_TRACE)
 		return;
-	for (size_t i = 0, listed = critical__breaks_listed(r, p->a); i < listed; i++) {
+	for (size_t i = 0, listed = critical__breaks_listed(r, p->a->opts.break_paths); i < listed; i++) {
 		const struct crit_break *b = &r->breaks[i];
 		const struct actor *ac = ar && b->actor < ar->n ? &ar->v[b->actor] : NULL;
 
@@ -613,7 +613,7 @@ static int export_gantt(struct pf *p)
 		size_t nl = 0;
 
 		for (; k < g->n && g->actor[order[k]] == ac; k++) {
-			const struct prec_task *t = &g->tasks[order[k]];
+			const struct gantt_task *t = &g->tasks[order[k]];
 			size_t l = 0;
 
 			while (l < nl && lane_end[l] > t->start_ns)

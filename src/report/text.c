@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "actors/actors.h"
-#include "critical/critical.h"
 #include "lib/parse.h"
 #include "patterns/patterns.h"
 #include "report.h"
 #include "style.h"
+#include "text_critical.h"
 #include "file/tracefile.h"
 
 static void print_recording(const struct analysis *a, FILE *f, const struct report_style *st)
@@ -98,7 +98,7 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 	if (a->tl)
 		actors__print(a->actors, a->tl, f, st);
 	if (a->critical)
-		critical__print(a->critical, a, f, st);
+		text_critical_print(a->critical, a, f, st);
 	patterns__print(a->patterns, f, st);
 	if (a->trace)
 		print_threads(a, f, st);

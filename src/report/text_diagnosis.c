@@ -229,7 +229,7 @@ static bool most_held(const struct analysis *a, const struct crit_break *const *
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++)
-		tells[i] = critical__break_holdup(a, worst[i], &h[i], NULL, 0);
+		tells[i] = critical__break_holdup(a->actors, worst[i], &h[i]);
 	for (size_t i = 0; i < n; i++) {
 		struct held_answer c = { .why = h[i].why, .nr = h[i].call_nr, .lo = INT64_MAX,
 					 .state = holdup__state(&h[i]) };

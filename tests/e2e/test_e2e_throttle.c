@@ -218,7 +218,7 @@ Test(e2e_throttle, its_breaks_are_held_beside_an_idle_cpu)
 
 		if (cr->breaks[i].actor != (size_t)(periodic - ea.an->actors->v))
 			continue;
-		if (critical__break_holdup(ea.an, &cr->breaks[i], &h, NULL, 0) && h.why == HOLDUP_CPU_IDLE) {
+		if (critical__break_holdup(ea.an->actors, &cr->breaks[i], &h) && h.why == HOLDUP_CPU_IDLE) {
 			size_t target = actor_break_target(&periodic->breaks[cr->breaks[i].brk]);
 
 			told += seen[target] ? 0 : h.told_ns;

@@ -145,7 +145,7 @@ Test(e2e_writer, each_long_fdatasync_is_the_holdup_of_a_break)
 				   (s->before - (int64_t)ea.tl->start) / 1e9, (s->after - s->before) / 1e6);
 		cb = e2e_break_path(&ea, writer, b - 1);
 		cr_assert_not_null(cb, "the break at %.3f s has no critical path", (s->before - (int64_t)ea.tl->start) / 1e9);
-		cr_assert(critical__break_holdup(ea.an, cb, &h, NULL, 0), "the break at %.3f s has no holdup",
+		cr_assert(critical__break_holdup(ea.an->actors, cb, &h), "the break at %.3f s has no holdup",
 			  (s->before - (int64_t)ea.tl->start) / 1e9);
 		name = h.call_nr == HOLDUP_NO_CALL ? "(none)" : syscall_name(arch, h.call_nr);
 		cr_assert_str_eq(name ? name : "?", "fdatasync", "the break at %.3f s was held in %s",

@@ -125,7 +125,8 @@ Test(holdup, the_break_text_and_the_diagnosis_name_the_call)
 		struct holdup h;
 		char desc[64];
 
-		if (critical__break_holdup(w.a, &w.a->critical->breaks[i], &h, desc, sizeof(desc))) {
+		if (critical__break_holdup(w.a->actors, &w.a->critical->breaks[i], &h)) {
+			holdup__describe(&h, trace__arch(w.a->trace), desc, sizeof(desc));
 			cr_assert(strstr(desc, "blocked in writev()"), "%s", desc);
 			told++;
 		}

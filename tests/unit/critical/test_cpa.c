@@ -9,6 +9,7 @@
 
 #include "critical/cpa.h"
 #include "critical/precedence.h"
+#include "ref/precedence_ref.h"
 #include "testutil.h"
 
 #define R PREC_ROOT
@@ -736,7 +737,7 @@ static void check_theorem(unsigned long long seed, uint32_t n_vis, int64_t dmin,
 	free(h);
 	/* And naive = sorted here too. */
 	if (n_vis <= 400) {
-		cr_assert_eq(prec_graph__build_naive(gantt, n_vis, &o, &gn), 0);
+		cr_assert_eq(precedence_ref_build(gantt, n_vis, &o, &gn), 0);
 		cr_assert_eq(gn->n_edges, g->n_edges, "seed %llu", seed);
 		cr_assert_eq(gn->n_candidates, g->n_candidates, "seed %llu", seed);
 		prec_graph__free(gn);

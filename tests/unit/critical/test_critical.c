@@ -13,7 +13,8 @@
 #include "actors/actors.h"
 #include "critical/critical.h"
 #include "file/gantt_csv.h"
-#include "report/report.h"
+#include "ref/critical_ref.h"
+#include "report/text_critical.h"
 #include "synth_trace.h"
 #include "testutil.h"
 #include "timeline/timeline.h"
@@ -330,7 +331,7 @@ static char *printed(struct fixture *f)
 	FILE *out = open_memstream(&buf, &len);
 
 	cr_assert_not_null(out);
-	critical__print(f->r, &an, out, &st);
+	text_critical_print(f->r, &an, out, &st);
 	fclose(out);
 	return buf;
 }
@@ -925,8 +926,7 @@ Test(critical, eps_counting_matches_enumeration)
 			o.jobs = 1 + (int)(seed % 2);
 			run_critical(&f, &o);
 			o.jobs = 1;
-			o.enumerate_eps = true;
-			cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &ref), 0);
+			cr_assert_eq(critical_ref_analyse(f.tl, &f.ar, &o, CRITICAL_REF_EPS_EACH, &ref), 0);
 			a = &f.r->edges;
 			b = &ref->edges;
 			cr_assert(!memcmp(a, b, sizeof(*a)),
@@ -961,15 +961,17 @@ Test(critical, eps_counting_matches_enumeration)
 /*
  * A reference comparison: random schedules (records lost on one CPU in
  * every lost_every-th) analysed in three modes — eps from the wakeups, a
- * given eps, timing-only — once as shipped and once with set(o, seed,
- * true) turning on the reference; check() compares the two and returns
- * what it counted, summed over all.
+ * given eps, timing-only — once as shipped and once with the references
+ * refs (tests/ref/critical_ref.h), both with the options set(o, seed)
+ * makes; check() compares the two and returns what it counted, summed
+ * over all.
  */
-typedef void (*ref_set_fn)(struct critical_opts *o, unsigned long long seed, bool ref);
+typedef void (*ref_set_fn)(struct critical_opts *o, unsigned long long seed);
 typedef size_t (*ref_check_fn)(const struct critical_result *r, const struct critical_result *ref,
 			       unsigned long long seed, int mode);
 
-static size_t against_reference(unsigned long long mul, unsigned lost_every, ref_set_fn set, ref_check_fn check)
+static size_t against_reference(unsigned long long mul, unsigned lost_every, unsigned refs, ref_set_fn set,
+				ref_check_fn check)
 {
 	size_t counted = 0;
 
@@ -985,10 +987,9 @@ static size_t against_reference(unsigned long long mul, unsigned lost_every, ref
 			critical_opts_default(&o);
 			o.timing_only = k == 2;
 			o.epsilon_ns = k == 1 ? tu_rand_range(&rs, 1, 2000) * US : -1;
-			set(&o, seed, false);
+			set(&o, seed);
 			run_critical(&f, &o);
-			set(&o, seed, true);
-			cr_assert_eq(critical__analyse(f.tl, &f.ar, &o, &ref), 0, "seed %llu mode %d", seed, k);
+			cr_assert_eq(critical_ref_analyse(f.tl, &f.ar, &o, refs, &ref), 0, "seed %llu mode %d", seed, k);
 			assert_same_result(f.r, ref, seed);
 			counted += check(f.r, ref, seed, k);
 			critical__free(ref);
@@ -1035,10 +1036,10 @@ Test(critical, cpu_index_from_runs_matches_the_sort)
 	cr_assert_gt(held, 0, "no path waited for a CPU: the index was never asked");
 }
 
-static void set_full_cpa(struct critical_opts *o, unsigned long long seed, bool ref)
+static void set_nothing(struct critical_opts *o, unsigned long long seed)
 {
+	(void)o;
 	(void)seed;
-	o->full_cpa = ref;
 }
 
 static size_t check_observed(const struct critical_result *r, const struct critical_result *ref,
@@ -1061,15 +1062,15 @@ static size_t check_observed(const struct critical_result *r, const struct criti
  */
 Test(critical, observed_starts_match_algorithm1)
 {
-	size_t critical_seen = against_reference(0x94D049BB133111EBULL, 3, set_full_cpa, check_observed);
+	size_t critical_seen = against_reference(0x94D049BB133111EBULL, 3, CRITICAL_REF_FULL_CPA, set_nothing,
+						 check_observed);
 
 	cr_assert_gt(critical_seen, 1000, "only %zu critical tasks compared", critical_seen);
 }
 
-static void set_separate_walks(struct critical_opts *o, unsigned long long seed, bool ref)
+static void set_jobs(struct critical_opts *o, unsigned long long seed)
 {
 	o->jobs = 1 + (int)(seed % 2);
-	o->separate_walks = ref;
 }
 
 static size_t check_breaks(const struct critical_result *r, const struct critical_result *ref,
@@ -1090,7 +1091,8 @@ static size_t check_breaks(const struct critical_result *r, const struct critica
  */
 Test(critical, shared_walk_matches_separate_walks)
 {
-	size_t breaks = against_reference(0xBF58476D1CE4E5B9ULL, 4, set_separate_walks, check_breaks);
+	size_t breaks = against_reference(0xBF58476D1CE4E5B9ULL, 4, CRITICAL_REF_SEPARATE_WALKS, set_jobs,
+					  check_breaks);
 
 	cr_assert_gt(breaks, 100, "only %zu breaks compared", breaks);
 }
@@ -1260,6 +1262,21 @@ Test(critical, gantt_many_paths_common)
 	cr_assert_eq(r->common_joined[1], 0, "S and E are not adjacent");
 	assert_names(g, r->mismatch, r->nmismatch, "late");
 	cr_assert_eq(r->ncritical, 8);
+	{
+		/* The text says so without citing the paper's section to the user. */
+		struct analysis an = { .gantt = g, .critical = r };
+		struct report_style st = { 0 };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		cr_assert_not_null(out);
+		text_critical_print(r, &an, out, &st);
+		fclose(out);
+		cr_assert(strstr(buf, "6 critical paths; on all of them (certainly critical): S ... E\n"), "%s", buf);
+		cr_assert_null(strstr(buf, "§"), "%s", buf);
+		free(buf);
+	}
 	critical__free(r);
 	gantt__free(g);
 }

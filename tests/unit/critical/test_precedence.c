@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "critical/precedence.h"
+#include "ref/precedence_ref.h"
 #include "testutil.h"
 
 struct ed {
@@ -97,7 +98,7 @@ static struct prec_graph *build_both(const struct prec_task *t, size_t n,
 	struct prec_graph *g, *gn;
 
 	cr_assert_eq(prec_graph__build(t, n, o, &g), 0);
-	cr_assert_eq(prec_graph__build_naive(t, n, o, &gn), 0);
+	cr_assert_eq(precedence_ref_build(t, n, o, &gn), 0);
 	assert_same_graph(g, gn, 0);
 	assert_topological(g);
 	assert_topological(gn);
@@ -306,7 +307,7 @@ Test(precedence, hook_drops_and_tags)
 	assert_edges(g, want, 11);
 	cr_assert_eq(g->n_dropped, 1);
 	h.calls = 0;
-	cr_assert_eq(prec_graph__build_naive(tv63, 6, &o, &gn), 0);
+	cr_assert_eq(precedence_ref_build(tv63, 6, &o, &gn), 0);
 	cr_assert_eq(h.calls, 12);
 	assert_same_graph(g, gn, 0);
 	prec_graph__free(g);
@@ -323,7 +324,7 @@ Test(precedence, hook_error_stops_build)
 	cr_assert_null(g);
 	cr_assert_eq(h.calls, 5);
 	h.calls = 0;
-	cr_assert_eq(prec_graph__build_naive(tv63, 6, &o, &g), -EIO);
+	cr_assert_eq(precedence_ref_build(tv63, 6, &o, &g), -EIO);
 	cr_assert_null(g);
 }
 
@@ -335,7 +336,7 @@ Test(precedence, bad_input)
 	struct prec_graph *g;
 
 	cr_assert_eq(prec_graph__build(bad, 2, NULL, &g), -EINVAL);
-	cr_assert_eq(prec_graph__build_naive(bad, 2, NULL, &g), -EINVAL);
+	cr_assert_eq(precedence_ref_build(bad, 2, NULL, &g), -EINVAL);
 	o.eps_ns = -1;
 	cr_assert_eq(prec_graph__build(ok, 2, &o, &g), -EINVAL);
 	o.eps_ns = INT64_MAX;
@@ -375,7 +376,7 @@ Test(precedence, edge_budget)
 	cr_assert_eq(cnt, (uint64_t)(N - 1001) * 1001 + 1000 * 1001 / 2 + 1000);
 	o.max_edges = cnt - 1;
 	cr_assert_eq(prec_graph__build(t, N, &o, &g), -E2BIG);
-	cr_assert_eq(prec_graph__build_naive(t, N, &o, &g), -E2BIG);
+	cr_assert_eq(precedence_ref_build(t, N, &o, &g), -E2BIG);
 	o.max_edges = cnt;
 	cr_assert_eq(prec_graph__build(t, N, &o, &g), 0);
 	cr_assert_eq(g->n_edges, cnt);
@@ -433,7 +434,7 @@ Test(precedence, naive_equals_sorted_random)
 		if (seed % 3 == 0)
 			o.edge_fn = hash_hook;
 		cr_assert_eq(prec_graph__build(t, n, &o, &g), 0, "seed %llu", seed);
-		cr_assert_eq(prec_graph__build_naive(t, n, &o, &gn), 0, "seed %llu", seed);
+		cr_assert_eq(precedence_ref_build(t, n, &o, &gn), 0, "seed %llu", seed);
 		assert_same_graph(g, gn, seed);
 		assert_topological(g);
 		assert_topological(gn);
@@ -474,7 +475,7 @@ Test(precedence, naive_equals_sorted_large)
 			random_tasks(&s, t, n, 20000, 100);
 		}
 		cr_assert_eq(prec_graph__build(t, n, &o, &g), 0, "seed %llu", seed);
-		cr_assert_eq(prec_graph__build_naive(t, n, &o, &gn), 0, "seed %llu", seed);
+		cr_assert_eq(precedence_ref_build(t, n, &o, &gn), 0, "seed %llu", seed);
 		cr_assert_gt(g->n_edges, n / 2, "seed %llu: too few edges to mean much", seed);
 		assert_same_graph(g, gn, seed);
 		assert_topological(g);
@@ -692,7 +693,7 @@ Test(precedence, lean_equals_full)
 		lo.lean = 1;
 		cr_assert_eq(prec_graph__build(t, n, &o, &g), 0, "seed %llu", seed);
 		cr_assert_eq(prec_graph__build(t, n, &lo, &gl), 0, "seed %llu", seed);
-		cr_assert_eq(prec_graph__build_naive(t, n, &lo, &gn), 0, "seed %llu", seed);
+		cr_assert_eq(precedence_ref_build(t, n, &lo, &gn), 0, "seed %llu", seed);
 		cr_assert(gl->lag == NULL && gl->dur == NULL && gl->tasks == t, "seed %llu", seed);
 		cr_assert(gn->lag == NULL && gn->dur == NULL, "seed %llu", seed);
 		cr_assert(g->lag != NULL && g->dur != NULL && g->tasks == NULL, "seed %llu", seed);

@@ -2,9 +2,7 @@
 /* Gantt-chart CSV reader: accepted forms and every error with file:line. */
 #include <errno.h>
 
-#include "critical/cpa.h"
 #include "file/gantt_csv.h"
-#include "critical/precedence.h"
 #include "testutil.h"
 
 #define HDR "task,actor,start_ns,end_ns\n"
@@ -78,21 +76,6 @@ Test(gantt_csv, tv62_chart)
 	cr_assert_eq(g->actor[2], 1);
 	cr_assert_eq(g->line[0], 2);
 	cr_assert_eq(g->line[5], 7);
-
-	/* Straight into the analysis: critical tasks A, C, E by name. */
-	struct prec_graph *pg;
-	struct cpa *c;
-	char crit[16] = "";
-
-	cr_assert_eq(prec_graph__build(g->tasks, g->n, NULL, &pg), 0);
-	cr_assert_eq(cpa__run(pg, &c), 0);
-	cr_assert_eq(c->makespan, 8);
-	for (size_t i = 0; i < g->n; i++)
-		if (cpa__critical(c, (uint32_t)i))
-			strcat(crit, g->names[g->name[i]]);
-	cr_assert_str_eq(crit, "ACE");
-	cpa__free(c);
-	prec_graph__free(pg);
 	gantt__free(g);
 }
 
