@@ -88,9 +88,11 @@ CLI_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(CLI_SRCS)) $(RECORDER_OBJ)
 PROG      := $(OUTPUT)/qostrace
 
 TEST_SRCS := $(wildcard tests/unit/*/test_*.c tests/e2e/test_*.c)
-TEST_REF_SRCS := $(wildcard tests/ref/*.c)
 TESTS     := $(foreach t,$(TEST_SRCS),$(OUTPUT)/tests/$(basename $(notdir $(t))))
 TEST_CFLAGS := -Itests/lib -Itests
+# Reference implementations the tests compare production code with, in every test
+# binary; before the test's own source, whose header dependencies -MMD then keeps.
+TEST_REF_SRCS := $(wildcard tests/ref/*.c)
 WORK_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORK_SRCS))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)

@@ -6,11 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "actors.h"
+#include "actor.h"
+#include "file/syscall_names.h"
 #include "holdup.h"
 #include "lib/parse.h"
 #include "qt_events.h"
-#include "file/syscall_names.h"
+#include "timeline/timeline.h"
 
 /* The first of the thread's calls [lo, hi) that ends after ts. */
 static size_t first_call_after(const struct tl_syscall *sc, size_t lo, size_t hi, uint64_t ts)

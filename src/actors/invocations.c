@@ -26,7 +26,7 @@ struct decision {
 	double gap_limit;	/* ... and so does a gap > gap_limit (if > 0) */
 };
 
-struct invocations_ws *invocations_ws_new(void)
+struct invocations_ws *invocations_ws__new(void)
 {
 	return calloc(1, sizeof(struct invocations_ws));
 }
@@ -39,7 +39,7 @@ static void ws_release(struct invocations_ws *ws)
 	memset(ws, 0, sizeof(*ws));
 }
 
-void invocations_ws_free(struct invocations_ws *ws)
+void invocations_ws__free(struct invocations_ws *ws)
 {
 	if (!ws)
 		return;
@@ -152,7 +152,7 @@ static int cluster_core(const int64_t *t, size_t n,
 	d->gap_limit = 0.0;
 
 	if (n <= 2) {
-		/* Two points: K = their gap makes nu(2) < nu(1) always (§2.3). */
+		/* Two points: K = their gap makes nu(2) < nu(1) always (docs/ALGORITHMS.md §2.3). */
 		d->rule = INVOC_RULE_FEW;
 		goto out;
 	}
@@ -193,7 +193,7 @@ static int cluster_core(const int64_t *t, size_t n,
 	/*
 	 * Otsu always splits, even a unimodal score set; keep its clustering
 	 * only if it makes the invocation intervals strictly more regular
-	 * than "every item is an invocation" (ALGORITHMS.md §1.5).
+	 * than "every item is an invocation" (docs/ALGORITHMS.md §1.5).
 	 */
 	struct decision all = { .rule = INVOC_RULE_ALL };
 
@@ -300,7 +300,7 @@ out:
 	return err;
 }
 
-void invocations_ws_lend(struct invocations_ws *ws, int64_t **seg, size_t *nseg, int64_t **spare)
+void invocations_ws__lend(struct invocations_ws *ws, int64_t **seg, size_t *nseg, int64_t **spare)
 {
 	*seg = ws->t;
 	*nseg = ws->nseg;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Occurrences -> invocations (SATM §4.1, ALGORITHMS.md §1.4).
+ * Occurrences -> invocations (SATM §4.1, docs/ALGORITHMS.md §1.4).
  *
  * Input: one actor's run fragments in time order. Two steps:
  *  1. exact: a fragment that continues (ended PREEMPTED, still runnable, or
@@ -28,7 +28,7 @@ struct invoc_fragment {
 	/*
 	 * The next fragment continues this invocation (exact, never a
 	 * boundary): it left the CPU still runnable, or, for the actors
-	 * stage, in a wait that is not how the actor is released (actors.h).
+	 * stage, in a wait that is not how the actor is released (actor.h).
 	 */
 	bool continues;
 };
@@ -47,7 +47,7 @@ struct invocations_opts {
 	double sigma;		/* taper; 0: l / 2 */
 	bool no_guard;		/* true: plain Otsu, as in the paper */
 	/*
-	 * Not in SATM nor ALGORITHMS.md; 0 (off) keeps §1.4 exact. When > 0,
+	 * Not in SATM nor docs/ALGORITHMS.md; 0 (off) keeps its §1.4 exact. When > 0,
 	 * an item that the Otsu candidate merges into the previous invocation
 	 * starts one after all if its gap to the previous item exceeds
 	 * max_gap_frac x the median gap in front of the candidate's
@@ -83,11 +83,13 @@ struct invocations_info {
 	double gap_limit_ns;	/* max_gap_frac x median boundary gap, 0 if unused */
 };
 
-/* Reusable scratch memory: grows to the largest actor, freed by _free(). */
+/* Reusable scratch memory: grows to the largest actor, freed by __free(). */
 struct invocations_ws;
 
-struct invocations_ws *invocations_ws_new(void);
-void invocations_ws_free(struct invocations_ws *ws);
+/* An empty workspace (it grows on use), or NULL when out of memory. */
+struct invocations_ws *invocations_ws__new(void);
+/* Frees ws and its arrays; NULL is fine. */
+void invocations_ws__free(struct invocations_ws *ws);
 
 /*
  * Clusters sorted (non-decreasing) timestamps t[0..n): writes the 0-based
@@ -119,6 +121,6 @@ int invocations_build(const struct invoc_fragment *f, size_t n,
  * are the segments' start times as clustered, and seg and spare each have
  * room for n int64. Both may be written.
  */
-void invocations_ws_lend(struct invocations_ws *ws, int64_t **seg, size_t *nseg, int64_t **spare);
+void invocations_ws__lend(struct invocations_ws *ws, int64_t **seg, size_t *nseg, int64_t **spare);
 
 #endif

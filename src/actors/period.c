@@ -7,7 +7,7 @@
 #include "period.h"
 #include "stats/quartiles.h"
 
-int period_analyze(const int64_t *t, size_t n, const struct period_opts *opts,
+int period_analyse(const int64_t *t, size_t n, const struct period_opts *opts,
 		   struct period_stats *st, struct period_break *breaks,
 		   int64_t *scratch)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Period, dispersion and period breaks of one actor from its invocation
- * times (SATM §4.2, ALGORITHMS.md §3.2-3.3), and the split of the trace into
+ * times (SATM §4.2, docs/ALGORITHMS.md §3.2-3.3), and the split of the trace into
  * windows that respect the period (D_neg) and breaks (D_pos).
  *
  * Intervals o_k = t[k+1] - t[k]. Period = median interval; QCoD with
@@ -52,7 +52,7 @@ struct period_break {
  * never a break (the fence equals Q3).
  * Returns 0, -EINVAL or -ENOMEM.
  */
-int period_analyze(const int64_t *t, size_t n, const struct period_opts *opts,
+int period_analyse(const int64_t *t, size_t n, const struct period_opts *opts,
 		   struct period_stats *st, struct period_break *breaks,
 		   int64_t *scratch);
 
@@ -71,7 +71,7 @@ struct period_window {
  * quartiles in st), and [t[n-1], trace_end]. Half-open windows put every
  * event in exactly one window, the invocation event opening its window.
  * Writes n + 1 windows (none when n == 0) to out[] (room for n + 1) and
- * their number to *n_out. st must come from period_analyze() on the same t.
+ * their number to *n_out. st must come from period_analyse() on the same t.
  * Returns 0 or -EINVAL (trace_start > t[0], trace_end < t[n-1], ...).
  */
 int period_split(const int64_t *t, size_t n, const struct period_stats *st,

@@ -33,6 +33,15 @@ static void critical_opts_of(const struct analysis_opts *o, struct critical_opts
 	co->seg_breaks = o->break_paths;	/* only the listed paths are shown in full */
 }
 
+static void actors_opts_of(const struct analysis_opts *o, struct actors_opts *ao)
+{
+	memset(ao, 0, sizeof(*ao));
+	ao->actor_specs = o->actor_specs;
+	ao->n_actor_specs = o->n_actor_specs;
+	ao->qcod_threshold = o->qcod_threshold;
+	ao->jobs = o->jobs;
+}
+
 /*
  * The critical path's graph needs only the timeline: with two jobs it is
  * built beside the actors' stage (critical__prepare), and the actors'
@@ -148,6 +157,7 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 {
 	struct analysis *a = calloc(1, sizeof(*a));
 	struct prep_job pj = { 0 };
+	struct actors_opts ao;
 	int err, perr;
 
 	if (!a)
@@ -164,7 +174,8 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	pj.tl = tl;
 	critical_opts_of(o, &pj.co);
 	pj.started = o->jobs > 1 && !pthread_create(&pj.th, NULL, prep_thread, &pj);
-	err = actors__analyse(tl, o, &a->actors);
+	actors_opts_of(o, &ao);
+	err = actors__analyse(tl, &ao, &a->actors);
 	if (!err)
 		err = run_critical_and_patterns(a, tl, &pj);
 	/* Unused when the actors failed: their error stands. */

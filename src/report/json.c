@@ -9,6 +9,7 @@
 
 #include "actors/actors.h"
 #include "file/codec.h"
+#include "json_actors.h"
 #include "patterns/patterns.h"
 #include "json_critical.h"
 #include "report.h"
@@ -153,7 +154,7 @@ int report_json(const struct analysis *a, FILE *f)
 		report_json_threads(a, w);
 	}
 	/* Stages add their sections here: actors + upstream_actor, patterns, critical. */
-	actors__json(a->actors, a->tl, w);
+	json_actors_write(a->actors, a->tl, w);
 	if (a->trace)
 		patterns__json(a->patterns, w);
 	jsonw_name(w, "critical");

@@ -12,6 +12,7 @@
 #include "report.h"
 #include "style.h"
 #include "text_critical.h"
+#include "text_actors.h"
 #include "file/tracefile.h"
 
 static void print_recording(const struct analysis *a, FILE *f, const struct report_style *st)
@@ -96,7 +97,7 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 	}
 	/* The evidence, stage by stage. */
 	if (a->tl)
-		actors__print(a->actors, a->tl, f, st);
+		text_actors_print(a->actors, a->tl, f, st);
 	if (a->critical)
 		text_critical_print(a->critical, a, f, st);
 	patterns__print(a->patterns, f, st);

@@ -77,36 +77,3 @@ int novelty_compute(const int64_t *t, size_t n, const struct novelty_params *p,
 	}
 	return 0;
 }
-
-int novelty_naive(const int64_t *t, size_t n, const struct novelty_params *p,
-		  double *nu)
-{
-	double a[2 * NOVELTY_MAX_L];
-	int err = kernel_setup(t, n, p, nu, a);
-
-	if (err)
-		return err;
-
-	const ptrdiff_t L = (ptrdiff_t)p->l;
-	const ptrdiff_t N = (ptrdiff_t)n;
-
-	for (ptrdiff_t i = 0; i < N; i++) {
-		double s = 0.0;
-
-		for (ptrdiff_t l = -L; l < L; l++) {
-			if (i + l < 0 || i + l >= N)
-				continue;
-			for (ptrdiff_t m = -L; m < L; m++) {
-				if (i + m < 0 || i + m >= N)
-					continue;
-				int64_t d = t[i + l] - t[i + m];
-
-				if (d < 0)
-					d = -d;
-				s += a[l + L] * a[m + L] * exp(-(double)d / p->k);
-			}
-		}
-		nu[i] = s;
-	}
-	return 0;
-}

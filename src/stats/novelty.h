@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Cooper et al. temporal novelty along the diagonal of the similarity
- * matrix S(p, q) = exp(-|t_p - t_q| / K) (ALGORITHMS.md §1.2-1.3):
+ * matrix S(p, q) = exp(-|t_p - t_q| / K) (docs/ALGORITHMS.md §1.2-1.3):
  *
  *   nu(i) = sum_{l,m = -L..L-1} a_l a_m S(i+l, i+m)    (in-range indices only)
  *   a_l   = s(l) w(l),  s(l) = -1 for l < 0 and +1 for l >= 0,
@@ -37,9 +37,5 @@ double novelty_taper(int l, double sigma);
  */
 int novelty_compute(const int64_t *t, size_t n, const struct novelty_params *p,
 		    double *nu);
-
-/* Reference: the double sum, O(n L^2) exp() calls. For tests. */
-int novelty_naive(const int64_t *t, size_t n, const struct novelty_params *p,
-		  double *nu);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Otsu's threshold on a 1-D set of scores, exact sorted-values variant
- * (ALGORITHMS.md §2.1): every distinct value v_k but the largest is a
+ * (docs/ALGORITHMS.md §2.1): every distinct value v_k but the largest is a
  * candidate threshold, the low class is {x <= v_k}, and the k maximising the
  * between-class variance w0 w1 (mu0 - mu1)^2 wins; ties (relative tolerance
  * 1e-12) go to the smallest k.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Median, nearest-rank quartiles, quartile coefficient of dispersion and the
- * upper inter-quartile outlier test, on int64 data (ALGORITHMS.md §3).
+ * upper inter-quartile outlier test, on int64 data (docs/ALGORITHMS.md §3).
  *
  * Quartiles are Hyndman-Fan type 1 ("nearest rank"): Q_p = x_(ceil(n*p)),
  * 1-based over the ascending order, so every quartile is a data value. This is

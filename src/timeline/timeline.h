@@ -1,5 +1,5 @@
 /*
- * The timeline of a recording (DESIGN.md §3): per thread, its run intervals
+ * The timeline of a recording (docs/DESIGN.md §3): per thread, its run intervals
  * [start, end) with CPU and how each ended, its system calls, the wakeups it
  * sent and received; the IRQs; the places where data is missing; and a
  * time-ordered stream of all of it for the later stages.
@@ -161,6 +161,13 @@ struct timeline_opts {
 	bool progress;
 };
 
+/*
+ * Builds the timeline of a loaded trace t (opts may be NULL). On success
+ * *out is the caller's, freed with timeline__free(); it points to t
+ * (tl->trace: the recording's metadata), which must outlive it.
+ * Returns 0, -ENOMEM, or -E2BIG for more than UINT32_MAX records of one
+ * kind (then *out is untouched). Unsure runs are said once (log_info).
+ */
 int timeline__build(const struct trace *t, const struct timeline_opts *opts,
 		    struct timeline **out);
 
@@ -173,9 +180,13 @@ int timeline__build(const struct trace *t, const struct timeline_opts *opts,
  */
 int timeline__build_consuming(struct trace *t, const struct timeline_opts *opts,
 			      struct timeline **out);
+/* Frees a timeline and everything it holds but its trace; NULL is fine. */
 void timeline__free(struct timeline *tl);
 
-/* Name of a thread at a moment (it may have changed by exec/prctl). */
+/*
+ * Name of a thread at a moment (it may have changed by exec/prctl): a
+ * string of the timeline's, "-" for TL_NONE or an unknown thread.
+ */
 const char *timeline__comm_at(const struct timeline *tl, uint32_t thread, uint64_t ts);
 
 /*
@@ -230,8 +241,12 @@ size_t timeline__lower_bound(const struct tl_event *ev, size_t n, uint64_t t);
  */
 size_t timeline__next_run(const struct timeline *tl, const struct tl_thread *x, size_t from, uint64_t ts);
 
-/* Classifies the raw prev_state of a switch (TASK_* bits). */
+/*
+ * Classifies the raw prev_state of a switch (TASK_* bits): an enum
+ * qt_run_end; preempt (the switch was a preemption) wins.
+ */
 uint8_t timeline__end_state(uint32_t prev_state, bool preempt);
+/* "preempted", "sleep", "blocked", ...: a static string, "?" for an unknown state. */
 const char *timeline__end_state_name(uint8_t end_state);
 
 #endif

@@ -19,9 +19,10 @@
 #include <time.h>
 
 #include "actors/actors.h"
-#include "analysis/analysis.h"
-#include "lib/json_writer.h"
 #include "file/trace.h"
+#include "lib/json_writer.h"
+#include "lib/workq.h"
+#include "report/json_actors.h"
 #include "synth_actor.h"
 #include "timeline/timeline.h"
 
@@ -64,7 +65,7 @@ static int bench_trace(const char *path)
 	struct trace *t = NULL;
 	struct timeline *tl = NULL;
 	struct actors_result *r = NULL;
-	struct analysis_opts o;
+	struct actors_opts o = { .jobs = workq_cpus_usable() > 1 ? 2 : 1 };	/* as the analysis runs it */
 	size_t inv = 0, runs = 0;
 	double t0, t1, t2, t3, t4;
 	char err[512];
@@ -80,14 +81,13 @@ static int bench_trace(const char *path)
 	if (timeline__build(t, NULL, &tl))
 		return 1;
 	t2 = now();
-	analysis_opts_default(&o);
 	if (actors__analyse(tl, &o, &r))
 		return 1;
 	t3 = now();
 	null = fopen("/dev/null", "w");
 	w = jsonw_new(null, true);
 	jsonw_start_object(w);
-	actors__json(r, tl, w);
+	json_actors_write(r, tl, w);
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 	fclose(null);
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	unsigned long long nact = 1000, nruns = 10000000, seed = 1;
 	static const char *const none[1];
 	struct timeline tl = { 0 };
-	struct analysis_opts o;
+	struct actors_opts o = { .jobs = workq_cpus_usable() > 1 ? 2 : 1 };
 	struct actors_result *r = NULL;
 	struct invoc_fragment *f;
 	size_t *first, nwk = 0, cap_wk, total_inv = 0, total_breaks = 0, periodic = 0;
@@ -225,7 +225,6 @@ int main(int argc, char **argv)
 	tl.end += 1000000;
 	rss0 = peak_rss_kb();
 
-	analysis_opts_default(&o);
 	o.actor_specs = none;
 	t0 = now();
 	err = actors__analyse(&tl, &o, &r);

@@ -6,7 +6,7 @@
  *   bench_period [ACTORS [FRAGMENTS [SEED [GAP_FRAC]]]]
  *
  * Defaults 1000 actors, 10000000 fragments, seed 1, GAP_FRAC 0 (the
- * clustering exactly as ALGORITHMS.md §1.4; 0.5 turns on
+ * clustering exactly as docs/ALGORITHMS.md §1.4; 0.5 turns on
  * invocations_opts.max_gap_frac). Breaks recur every 100 invocations.
  */
 #include <errno.h>
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	for (size_t a = 0; a < actors; a++)
 		if (off[a + 1] - off[a] > max_frags)
 			max_frags = off[a + 1] - off[a];
-	ws = invocations_ws_new();
+	ws = invocations_ws__new();
 	inv = malloc(max_frags * sizeof(*inv));
 	t = malloc(max_frags * sizeof(*t));
 	scratch = malloc(max_frags * sizeof(*scratch));
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 
 		for (size_t k = 0; k < m; k++)
 			t[k] = inv[k].start_ns;
-		if (period_analyze(t, m, NULL, &st, brk_out, scratch) ||
+		if (period_analyse(t, m, NULL, &st, brk_out, scratch) ||
 		    period_split(t, m, &st, f[0].start_ns, f[nf - 1].end_ns, win, &nw))
 			goto out;
 		t_inv += t2 - t1;
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 out:
 	if (err)
 		fprintf(stderr, "bench_period: failed (out of memory or invalid input)\n");
-	invocations_ws_free(ws);
+	invocations_ws__free(ws);
 	free(frag);
 	free(inv);
 	free(t);

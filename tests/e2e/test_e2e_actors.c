@@ -27,7 +27,6 @@
 #include "e2eutil.h"
 #include "testutil.h"
 #include "actors/actors.h"
-#include "analysis/analysis.h"
 #include "record/probe.h"
 #include "timeline/timeline.h"
 #include "file/trace.h"
@@ -95,7 +94,6 @@ static void record_pipeline(void)
 {
 	const char *scratch = getenv("QOSTRACE_TEST_TMP");
 	char done[300];
-	struct analysis_opts o;
 	char err[512];
 	int status;
 
@@ -134,8 +132,7 @@ static void record_pipeline(void)
 	cr_assert_eq(lg.ndisturb, 3, "disturbances at 0.55, 1.55 and 2.55 s");
 	cr_assert_eq(trace__load(trace_path, NULL, &tr, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(timeline__build(tr, NULL, &tl), 0);
-	analysis_opts_default(&o);
-	cr_assert_eq(actors__analyse(tl, &o, &res), 0);
+	cr_assert_eq(actors__analyse(tl, NULL, &res), 0);
 }
 
 static void cleanup(void)
@@ -279,7 +276,7 @@ Test(e2e_actors, syscall_actor)
 	const struct tl_thread *th = &tl->threads[thread_actor(res, lg.tid[SRC])->thread];
 	char spec[64];
 	const char *specs[] = { spec };
-	struct analysis_opts o;
+	struct actors_opts o = { .actor_specs = specs, .n_actor_specs = 1 };
 	struct actors_result *r = NULL;
 	const struct actor *a;
 	uint64_t fd = 0;
@@ -298,9 +295,6 @@ Test(e2e_actors, syscall_actor)
 		}
 	}
 	snprintf(spec, sizeof(spec), "write(%llu)@%d", (unsigned long long)fd, lg.tid[SRC]);
-	analysis_opts_default(&o);
-	o.actor_specs = specs;
-	o.n_actor_specs = 1;
 	cr_assert_eq(actors__analyse(tl, &o, &r), 0);
 	cr_assert_eq(r->n, 1);
 	a = &r->v[0];

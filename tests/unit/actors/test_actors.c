@@ -10,7 +10,10 @@
 #include "actors/actors.h"
 #include "analysis/analysis.h"
 #include "actors/period.h"
-#include "report/report.h"
+#include "lib/workq.h"
+#include "report/json_actors.h"
+#include "report/style.h"
+#include "report/text_actors.h"
 #include "synth_actor.h"
 #include "synth_lock.h"
 #include "synth_writer.h"
@@ -128,14 +131,14 @@ static void world_build(struct world *w, struct synth *sy)
 
 static int world_analyse(struct world *w, const char *const *specs, size_t nspecs, const struct actors_opts *ao)
 {
-	struct analysis_opts o;
+	struct actors_opts o = ao ? *ao : (struct actors_opts){ 0 };
 
-	analysis_opts_default(&o);
 	o.actor_specs = specs;
 	o.n_actor_specs = nspecs;
+	o.jobs = workq_cpus_usable() > 1 ? 2 : 1;	/* as the analysis runs it */
 	actors__free(w->r);
 	w->r = NULL;
-	return actors__analyse_opts(w->tl, &o, ao, &w->r);
+	return actors__analyse(w->tl, &o, &w->r);
 }
 
 static void world_free(struct world *w)
@@ -147,7 +150,7 @@ static void world_free(struct world *w)
 
 /*
  * actor_windows() into a malloc'd array, checked against period_split()
- * over the invocation times and the actor's quartiles (ALGORITHMS.md
+ * over the invocation times and the actor's quartiles (docs/ALGORITHMS.md
  * §3.3, all negative without a period): the same windows.
  */
 static struct period_window *windows_of(const struct world *w, const struct actor *a)
@@ -217,14 +220,11 @@ static void same_actor(const struct world *w, const struct actor *x, const struc
 static void check_side_by_side(const struct world *w, const char *const *specs, size_t nspecs)
 {
 	struct actors_result *r[2];
-	struct analysis_opts o;
+	struct actors_opts o = { .actor_specs = specs, .n_actor_specs = nspecs };
 
-	analysis_opts_default(&o);
-	o.actor_specs = specs;
-	o.n_actor_specs = nspecs;
 	for (int j = 0; j < 2; j++) {
 		o.jobs = j + 1;
-		cr_assert_eq(actors__analyse_opts(w->tl, &o, NULL, &r[j]), 0);
+		cr_assert_eq(actors__analyse(w->tl, &o, &r[j]), 0);
 	}
 	cr_assert_eq(r[0]->n, r[1]->n);
 	for (size_t i = 0; i < r[0]->n; i++)
@@ -411,7 +411,7 @@ static void recurring_breaks(unsigned int max_preempt, unsigned int max_blocks, 
 		cr_assert_eq(w.r->v[0].info.rule, INVOC_RULE_OTSU);
 		cr_assert_eq(w.r->v[0].nsplit, 190, "seed %llu: %zu splits", (unsigned long long)seed,
 			     w.r->v[0].nsplit);
-		/* The same actor with ALGORITHMS.md §1.4 exactly: one invocation per break. */
+		/* The same actor with docs/ALGORITHMS.md §1.4 exactly: one invocation per break. */
 		cr_assert_eq(world_analyse(&w, NULL, 0, &satm), 0);
 		cr_assert_eq(w.r->v[0].ninv, 1 + N(every20), "seed %llu", (unsigned long long)seed);
 		world_free(&w);
@@ -1465,7 +1465,7 @@ static char *render_json(const struct actors_result *r, const struct timeline *t
 	json_writer_t *jw = jsonw_new(f, false);
 
 	jsonw_start_object(jw);
-	actors__json(r, tl, jw);
+	json_actors_write(r, tl, jw);
 	jsonw_end_object(jw);
 	jsonw_destroy(&jw);
 	fclose(f);
@@ -1508,7 +1508,7 @@ Test(actors, json_and_text)
 	free(s);
 
 	f = open_memstream(&txt, &len);
-	actors__print(w.r, w.tl, f, &st);
+	text_actors_print(w.r, w.tl, f, &st);
 	fclose(f);
 	cr_assert(strstr(txt, "src/101                     10.00 ms    0.0%    200       2   +15.00 ms  most upstream breaking"),
 		  "%s", txt);

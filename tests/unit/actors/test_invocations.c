@@ -259,19 +259,19 @@ static size_t check_scenario(const char *name, const struct synth_actor_cfg *c,
 Test(invocations, synthetic_preemption)
 {
 	struct synth_actor_cfg c = base_cfg();
-	struct invocations_ws *ws = invocations_ws_new();
+	struct invocations_ws *ws = invocations_ws__new();
 
 	cr_assert(ws);
 	c.max_preempt = 4;	/* 1..5 fragments per invocation */
 	for (unsigned long long seed = 1; seed <= 30; seed++)
 		check_scenario("preempt", &c, seed, NULL, ws, true);
-	invocations_ws_free(ws);
+	invocations_ws__free(ws);
 }
 
 Test(invocations, synthetic_intra_invocation_blocking)
 {
 	struct synth_actor_cfg c = base_cfg();
-	struct invocations_ws *ws = invocations_ws_new();
+	struct invocations_ws *ws = invocations_ws__new();
 
 	cr_assert(ws);
 	c.max_preempt = 2;
@@ -286,7 +286,7 @@ Test(invocations, synthetic_intra_invocation_blocking)
 	c.break_delay_ns = 1000000;	/* small breaks: 10 % of the period */
 	for (unsigned long long seed = 1; seed <= 30; seed++)
 		check_scenario("block-20%-small-breaks", &c, seed, NULL, ws, true);
-	invocations_ws_free(ws);
+	invocations_ws__free(ws);
 }
 
 /* One run per period and 4 ms breaks: Otsu separates the breaks, the guard refuses. */
@@ -299,7 +299,7 @@ Test(invocations, synthetic_plain_with_breaks)
 }
 
 /*
- * Known limitation 1 of ALGORITHMS.md §1.4 as specified: one run per
+ * Known limitation 1 of docs/ALGORITHMS.md §1.4 as specified: one run per
  * period, no break. Zero padding lowers the scores of items 1, 2 and n;
  * Otsu splits them from the rest, the two QCoDs differ by noise only, and
  * about half of the seeds merge item 2 and/or n into their neighbour.
@@ -388,7 +388,7 @@ Test(invocations, large_actor, .timeout = 20)
 
 Test(invocations, workspace_reuse_matches_fresh)
 {
-	struct invocations_ws *ws = invocations_ws_new();
+	struct invocations_ws *ws = invocations_ws__new();
 	size_t a[64], b[64], ma, mb;
 	int64_t t[64];
 
@@ -411,8 +411,8 @@ Test(invocations, workspace_reuse_matches_fresh)
 		for (size_t i = 1; i < ma; i++)
 			cr_assert_lt(a[i - 1], a[i]);
 	}
-	invocations_ws_free(ws);
-	invocations_ws_free(NULL);
+	invocations_ws__free(ws);
+	invocations_ws__free(NULL);
 }
 
 Test(invocations, errors)
@@ -453,7 +453,7 @@ Test(invocations, workspace_lends_segment_starts)
 		{ 200, 205, true }, { 210, 212, true }, { 220, 230, false },
 	};
 	const int64_t want[] = { 0, 100, 200 };
-	struct invocations_ws *ws = invocations_ws_new();
+	struct invocations_ws *ws = invocations_ws__new();
 	struct invocation out[N(f)];
 	struct invoc_fragment *big;
 	int64_t *seg, *spare;
@@ -461,7 +461,7 @@ Test(invocations, workspace_lends_segment_starts)
 
 	cr_assert(ws);
 	cr_assert_eq(invocations_build(f, N(f), NULL, ws, out, &m, NULL), 0);
-	invocations_ws_lend(ws, &seg, &nseg, &spare);
+	invocations_ws__lend(ws, &seg, &nseg, &spare);
 	cr_assert_eq(nseg, N(want));
 	for (size_t i = 0; i < nseg; i++)
 		cr_assert_eq(seg[i], want[i], "segment %zu starts at %lld", i, (long long)seg[i]);
@@ -475,11 +475,11 @@ Test(invocations, workspace_lends_segment_starts)
 	struct invocation *bout = calloc(1000, sizeof(*bout));
 	cr_assert(bout);
 	cr_assert_eq(invocations_build(big, 1000, NULL, ws, bout, &m, NULL), 0);
-	invocations_ws_lend(ws, &seg, &nseg, &spare);
+	invocations_ws__lend(ws, &seg, &nseg, &spare);
 	cr_assert_eq(nseg, 1000);
 	cr_assert_eq(seg[999], 9990);
 	spare[999] = 1;
 	free(bout);
 	free(big);
-	invocations_ws_free(ws);
+	invocations_ws__free(ws);
 }

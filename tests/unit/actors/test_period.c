@@ -17,7 +17,7 @@ Test(period, tv4_stats_and_breaks)
 	struct period_break br[N(tv4)];
 	int64_t scratch[N(tv4)];
 
-	cr_assert_eq(period_analyze(tv4, N(tv4), NULL, &st, br, scratch), 0);
+	cr_assert_eq(period_analyse(tv4, N(tv4), NULL, &st, br, scratch), 0);
 	cr_expect_eq(st.n_invocations, 11);
 	cr_expect_eq(st.n_intervals, 10);
 	cr_expect(st.has_intervals);
@@ -38,7 +38,7 @@ Test(period, tv4_stats_and_breaks)
 	/* Without a breaks array or scratch: same numbers. */
 	struct period_stats st2;
 
-	cr_assert_eq(period_analyze(tv4, N(tv4), NULL, &st2, NULL, NULL), 0);
+	cr_assert_eq(period_analyse(tv4, N(tv4), NULL, &st2, NULL, NULL), 0);
 	cr_expect_eq(st2.n_breaks, 2);
 	cr_expect_eq(st2.q3_ns, 31);
 }
@@ -54,7 +54,7 @@ Test(period, tv4_split)
 	struct period_window w[N(tv4) + 1];
 	size_t m, npos = 0, nneg = 0;
 
-	cr_assert_eq(period_analyze(tv4, N(tv4), NULL, &st, NULL, NULL), 0);
+	cr_assert_eq(period_analyse(tv4, N(tv4), NULL, &st, NULL, NULL), 0);
 	cr_assert_eq(period_split(tv4, N(tv4), &st, 0, 600, w, &m), 0);
 	cr_assert_eq(m, N(want));
 	for (size_t i = 0; i < m; i++) {
@@ -87,13 +87,13 @@ Test(period, edge_cases_few_invocations)
 	size_t m = 99;
 
 	/* N = 0: nothing. */
-	cr_assert_eq(period_analyze(NULL, 0, NULL, &st, NULL, NULL), 0);
+	cr_assert_eq(period_analyse(NULL, 0, NULL, &st, NULL, NULL), 0);
 	cr_expect(!st.has_intervals && !st.periodic && st.n_invocations == 0);
 	cr_assert_eq(period_split(NULL, 0, &st, 0, 10, NULL, &m), 0);
 	cr_expect_eq(m, 0);
 
 	/* N = 1: no interval, no period; the split still has its two windows. */
-	cr_assert_eq(period_analyze(one, 1, NULL, &st, br, NULL), 0);
+	cr_assert_eq(period_analyse(one, 1, NULL, &st, br, NULL), 0);
 	cr_expect(!st.has_intervals && !st.periodic && st.n_breaks == 0);
 	cr_expect_eq(st.period_ns, 0.0);
 	cr_assert_eq(period_split(one, 1, &st, 0, 200, w, &m), 0);
@@ -102,7 +102,7 @@ Test(period, edge_cases_few_invocations)
 	cr_expect(w[1].start_ns == 100 && w[1].end_ns == 200 && w[1].end_closed);
 
 	/* N = 2: one interval, QCoD 0, periodic, never a break (fence = Q3). */
-	cr_assert_eq(period_analyze(two, 2, NULL, &st, br, NULL), 0);
+	cr_assert_eq(period_analyse(two, 2, NULL, &st, br, NULL), 0);
 	cr_expect(st.has_intervals && st.n_intervals == 1 && st.periodic);
 	cr_expect_float_eq(st.period_ns, 30.0, 0);
 	cr_expect(st.q1_ns == 30 && st.q3_ns == 30);
@@ -121,16 +121,16 @@ Test(period, threshold_is_strict_and_settable)
 	struct period_opts o = { .qcod_threshold = 0.01 };
 	struct period_stats st;
 
-	cr_assert_eq(period_analyze(t, N(t), NULL, &st, NULL, NULL), 0);
+	cr_assert_eq(period_analyse(t, N(t), NULL, &st, NULL, NULL), 0);
 	cr_expect_float_eq(st.qcod, 0.1, 1e-15);
 	cr_expect_not(st.periodic);
 	cr_expect_float_eq(st.period_ns, 10.0, 0);	/* mean of the middle pair */
 	o.qcod_threshold = 0.1000001;
-	cr_assert_eq(period_analyze(t, N(t), &o, &st, NULL, NULL), 0);
+	cr_assert_eq(period_analyse(t, N(t), &o, &st, NULL, NULL), 0);
 	cr_expect(st.periodic);
 
 	o.qcod_threshold = 0.01;
-	cr_assert_eq(period_analyze(tv4, N(tv4), &o, &st, NULL, NULL), 0);
+	cr_assert_eq(period_analyse(tv4, N(tv4), &o, &st, NULL, NULL), 0);
 	cr_expect_not(st.periodic);
 	/* Breaks are still reported: the caller decides via st.periodic. */
 	cr_expect_eq(st.n_breaks, 2);
@@ -144,10 +144,10 @@ Test(period, errors)
 	struct period_opts o = { .qcod_threshold = NAN };
 	size_t m;
 
-	cr_expect_eq(period_analyze(bad, 3, NULL, &st, NULL, NULL), -EINVAL);
-	cr_expect_eq(period_analyze(tv4, 3, NULL, NULL, NULL, NULL), -EINVAL);
-	cr_expect_eq(period_analyze(tv4, 3, &o, &st, NULL, NULL), -EINVAL);
-	cr_assert_eq(period_analyze(tv4, 3, NULL, &st, NULL, NULL), 0);
+	cr_expect_eq(period_analyse(bad, 3, NULL, &st, NULL, NULL), -EINVAL);
+	cr_expect_eq(period_analyse(tv4, 3, NULL, NULL, NULL, NULL), -EINVAL);
+	cr_expect_eq(period_analyse(tv4, 3, &o, &st, NULL, NULL), -EINVAL);
+	cr_assert_eq(period_analyse(tv4, 3, NULL, &st, NULL, NULL), 0);
 	cr_expect_eq(period_split(tv4, 3, &st, 50, 200, w, &m), -EINVAL);	/* start > t1 */
 	cr_expect_eq(period_split(tv4, 3, &st, 0, 100, w, &m), -EINVAL);	/* end < tN */
 	cr_expect_eq(period_split(tv4, 2, &st, 0, 200, w, &m), -EINVAL);	/* other t */
@@ -197,7 +197,7 @@ static void run_pipeline(const struct synth_actor_cfg *c, unsigned long long see
 	cr_assert_eq(invocations_build(f, nf, o, NULL, inv, &p->n_inv, NULL), 0);
 	for (size_t k = 0; k < p->n_inv; k++)
 		t[k] = inv[k].start_ns;
-	cr_assert_eq(period_analyze(t, p->n_inv, NULL, &p->st, p->br, NULL), 0);
+	cr_assert_eq(period_analyse(t, p->n_inv, NULL, &p->st, p->br, NULL), 0);
 	cr_assert_eq(period_split(t, p->n_inv, &p->st, c->t0_ns - 1000000,
 				  f[nf - 1].end_ns, w, &nw), 0);
 	cr_assert_eq(nw, p->n_inv + 1);
@@ -324,7 +324,7 @@ Test(period, pipeline_random_actor_is_not_periodic)
 		cr_assert_eq(invocations_build(f, nf, NULL, NULL, inv, &p.n_inv, NULL), 0);
 		for (size_t k = 0; k < p.n_inv; k++)
 			t[k] = inv[k].start_ns;
-		cr_assert_eq(period_analyze(t, p.n_inv, NULL, &p.st, NULL, NULL), 0);
+		cr_assert_eq(period_analyse(t, p.n_inv, NULL, &p.st, NULL, NULL), 0);
 		cr_assert(p.st.has_intervals && !p.st.periodic,
 			  "seed %llu: %zu invocations, qcod %g", seed, p.n_inv, p.st.qcod);
 		cr_assert_gt(p.st.qcod, 0.3, "seed %llu: qcod %g", seed, p.st.qcod);

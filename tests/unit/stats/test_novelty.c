@@ -1,8 +1,9 @@
 #include <errno.h>
 #include <math.h>
 
-#include "testutil.h"
+#include "ref/novelty_naive.h"
 #include "stats/novelty.h"
+#include "testutil.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
