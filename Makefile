@@ -90,6 +90,8 @@ PROG      := $(OUTPUT)/qostrace
 TEST_SRCS := $(wildcard tests/unit/*/test_*.c tests/e2e/test_*.c)
 TESTS     := $(foreach t,$(TEST_SRCS),$(OUTPUT)/tests/$(basename $(notdir $(t))))
 TEST_CFLAGS := -Itests/lib -Itests
+# Reference implementations the tests compare the production code against.
+TEST_REF_SRCS := $(wildcard tests/ref/*.c)
 WORK_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORK_SRCS))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -156,18 +158,18 @@ endif
 
 # One binary per test file, named after it: tests/unit/<stage>/test_x.c -> $(OUTPUT)/tests/test_x.
 define test_rule
-$(OUTPUT)/tests/$(basename $(notdir $(1))): $(1) $(CLI_OBJS) $(LIB)
+$(OUTPUT)/tests/$(basename $(notdir $(1))): $(1) $(TEST_REF_SRCS) $(CLI_OBJS) $(LIB)
 	$$(call msg,TEST-CC,$$@)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(CFLAGS) $$(TEST_CFLAGS) $$< $(CLI_OBJS) $(LIB) $$(LDFLAGS) $$(LDLIBS) -lcriterion -o $$@
+	$$(Q)$$(CC) $$(CFLAGS) $$(TEST_CFLAGS) $$< $(TEST_REF_SRCS) $(CLI_OBJS) $(LIB) $$(LDFLAGS) $$(LDLIBS) -lcriterion -o $$@
 endef
 $(foreach t,$(TEST_SRCS),$(eval $(call test_rule,$(t))))
 
 # Benchmark drivers (run by scripts/bench-*.sh, never by `make test`).
-$(OUTPUT)/bench/%: tests/bench/%.c $(LIB)
+$(OUTPUT)/bench/%: tests/bench/%.c $(TEST_REF_SRCS) $(LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< $(TEST_REF_SRCS) $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
 
 bench-progs: $(BENCHES)
 

@@ -60,9 +60,9 @@ void patterns_opts_from_analysis(struct patterns_opts *o, const struct analysis_
 
 static uint32_t to_ppm(double f)
 {
-	double v = round(f * MINER_PPM_ONE);
+	double v = round(f * PPM_ONE);
 
-	return v <= 0 ? 0 : v >= MINER_PPM_ONE ? MINER_PPM_ONE : (uint32_t)v;
+	return v <= 0 ? 0 : v >= PPM_ONE ? PPM_ONE : (uint32_t)v;
 }
 
 /* A pattern found by either search, before naming. */
@@ -146,8 +146,8 @@ static int name_patterns(struct patterns_result *r, const struct found *f, size_
 		p->count_neg = f[i].neg;
 		p->support_pos = r->npos ? (double)f[i].pos / r->npos : 0;
 		p->support_neg = r->nneg ? (double)f[i].neg / r->nneg : 0;
-		p->delta = f[i].delta_ppm / (double)MINER_PPM_ONE;
-		p->alpha = f[i].alpha_ppm / (double)MINER_PPM_ONE;
+		p->delta = f[i].delta_ppm / (double)PPM_ONE;
+		p->alpha = f[i].alpha_ppm / (double)PPM_ONE;
 		p->chance_pos = f[i].chance;
 		p->score = f[i].score;
 		p->level = 0;
@@ -221,7 +221,7 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 	ao.total_time_budget_ns = o->time_budget_ns;
 	ao.fix_delta = !r->auto_delta;
 	ao.fix_alpha = !r->auto_alpha;
-	ao.base.delta_ppm = r->auto_delta ? MINER_PPM_ONE : to_ppm(o->delta);
+	ao.base.delta_ppm = r->auto_delta ? PPM_ONE : to_ppm(o->delta);
 	ao.base.alpha_ppm = r->auto_alpha ? 0 : to_ppm(o->alpha);
 
 	if (!r->auto_delta && !r->auto_alpha) {
@@ -244,8 +244,8 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 		qsort(f, nf, sizeof(*f), cmp_found);
 		r->runs = 1;
 		r->found = mr->npatterns > 0;
-		r->delta = ao.base.delta_ppm / (double)MINER_PPM_ONE;
-		r->alpha = ao.base.alpha_ppm / (double)MINER_PPM_ONE;
+		r->delta = ao.base.delta_ppm / (double)PPM_ONE;
+		r->alpha = ao.base.alpha_ppm / (double)PPM_ONE;
 		describe_bounds(r, mr->bounds, &mr->opts, mr->complete_len);
 		err = name_patterns(r, f, nf, v, o->keep);
 		free(f);
@@ -277,8 +277,8 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 		for (uint32_t i = 0; i < ar->nruns; i++) {
 			const struct miner_auto_run *run = &ar->runs[i];
 
-			r->delta = run->delta_ppm / (double)MINER_PPM_ONE;
-			r->alpha = run->alpha_ppm / (double)MINER_PPM_ONE;
+			r->delta = run->delta_ppm / (double)PPM_ONE;
+			r->alpha = run->alpha_ppm / (double)PPM_ONE;
 			if (run->npatterns)
 				break;
 		}
@@ -305,7 +305,7 @@ static int mine(struct patterns_result *r, const struct miner_data *d, const str
 			less = less ? less : 1;
 			mp = mp > less ? mp - less : 0;
 			/* the largest delta whose min_pos is mp: ceil(dp * npos / 1e6) */
-			dp = (uint64_t)mp * MINER_PPM_ONE / r->npos;
+			dp = (uint64_t)mp * PPM_ONE / r->npos;
 			if (mp && dp >= to_ppm(DELTA_FLOOR) && (!o->time_budget_ns || left > 0)) {
 				struct miner_opts xo = ao.base;
 

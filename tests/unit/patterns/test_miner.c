@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * miner: TV-5 of ALGORITHMS.md §6, the containment spot checks, the bounds,
+ * miner: TV-5 of docs/ALGORITHMS.md §6, the containment spot checks, the bounds,
  * and the miner against a brute-force enumeration on random instances.
  */
 #include <errno.h>
@@ -10,6 +10,7 @@
 
 #include "patterns/chance.h"
 #include "patterns/miner.h"
+#include "ref/miner_contains.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -68,8 +69,8 @@ static struct miner_result *mine_tv(uint32_t delta_pct, uint32_t alpha_pct, uint
 	set_init(&p, tv_pos, 2);
 	set_init(&q, tv_neg, 4);
 	miner_opts_default(&o);
-	o.delta_ppm = MINER_PCT(delta_pct);
-	o.alpha_ppm = MINER_PCT(alpha_pct);
+	o.delta_ppm = PPM_PCT(delta_pct);
+	o.alpha_ppm = PPM_PCT(alpha_pct);
 	o.gap_max = g;
 	err = miner_mine(p.s, p.n, q.s, q.n, &o, &r);
 	cr_assert_eq(err, 0, "miner_mine: %d", err);
@@ -119,7 +120,7 @@ Test(miner_tv5, delta50_alpha25_g0)
 }
 
 /* The "all emerging" column: every listed pattern is emerging with the listed
- * counts, checked through miner_data__count (the bitset containment). */
+ * counts, checked through the bitset containment (tests/ref/miner_contains.c). */
 Test(miner_tv5, all_emerging_counts)
 {
 	static const struct {
@@ -131,18 +132,16 @@ Test(miner_tv5, all_emerging_counts)
 		{ 2, { "BX", "ABX", "BXC", "BXD", "ABXC", "ABXD", "BXCD", "ABXCD" } },
 	};
 	struct set p, q;
-	struct miner_data *d;
 
 	set_init(&p, tv_pos, 2);
 	set_init(&q, tv_neg, 4);
-	cr_assert_eq(miner_data__new(p.s, 2, q.s, 4, NULL, &d), 0);
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		for (int k = 0; k < 8 && rows[i].pats[k]; k++) {
 			uint32_t pat[8], n = (uint32_t)strlen(rows[i].pats[k]), cp, cn;
 
 			for (uint32_t j = 0; j < n; j++)
 				pat[j] = (unsigned char)rows[i].pats[k][j];
-			cr_assert_eq(miner_data__count(d, pat, n, 0, rows[i].g, &cp, &cn), 0);
+			cr_assert_eq(miner_contains_count(p.s, 2, q.s, 4, pat, n, 0, rows[i].g, &cp, &cn), 0);
 			cr_expect_eq(cp, 2, "%s g=%u pos %u", rows[i].pats[k], rows[i].g, cp);
 			cr_expect_eq(cn, 0, "%s g=%u neg %u", rows[i].pats[k], rows[i].g, cn);
 		}
@@ -151,11 +150,10 @@ Test(miner_tv5, all_emerging_counts)
 	{
 		uint32_t xc[2] = { 'X', 'C' }, cp, cn;
 
-		cr_assert_eq(miner_data__count(d, xc, 2, 0, 1, &cp, &cn), 0);
+		cr_assert_eq(miner_contains_count(p.s, 2, q.s, 4, xc, 2, 0, 1, &cp, &cn), 0);
 		cr_assert_eq(cp, 2);
 		cr_assert_eq(cn, 1);
 	}
-	miner_data__free(d);
 }
 
 /* --------------------------------------------------------- containment */
@@ -255,16 +253,16 @@ Test(miner_contains, long_sequences_match_naive)
 Test(miner_thresholds, exact_counts)
 {
 	/* 94 % of 50 = 47 exactly; 3 % of 100 = 3 exactly: no float drift. */
-	cr_assert_eq(miner_min_pos(MINER_PCT(94), 50), 47);
-	cr_assert_eq(miner_max_neg(MINER_PCT(3), 100), 3);
-	cr_assert_eq(miner_min_pos(MINER_PCT(70), 10), 7);	/* 0.7*10 = 7.000000000000001 in float */
-	cr_assert_eq(miner_max_neg(MINER_PCT(29), 100), 29);	/* 0.29*100 = 28.999999999999996 */
-	cr_assert_eq(miner_min_pos(MINER_PCT(50), 3), 2);
+	cr_assert_eq(miner_min_pos(PPM_PCT(94), 50), 47);
+	cr_assert_eq(miner_max_neg(PPM_PCT(3), 100), 3);
+	cr_assert_eq(miner_min_pos(PPM_PCT(70), 10), 7);	/* 0.7*10 = 7.000000000000001 in float */
+	cr_assert_eq(miner_max_neg(PPM_PCT(29), 100), 29);	/* 0.29*100 = 28.999999999999996 */
+	cr_assert_eq(miner_min_pos(PPM_PCT(50), 3), 2);
 	cr_assert_eq(miner_min_pos(0, 3), 1);
-	cr_assert_eq(miner_min_pos(MINER_PPM_ONE, 7), 7);
-	cr_assert_eq(miner_max_neg(MINER_PCT(25), 3), 0);
-	cr_assert_eq(miner_max_neg(MINER_PERMILLE(250), 4), 1);
-	cr_assert_eq(miner_max_neg(MINER_PPM_ONE, 5), 5);
+	cr_assert_eq(miner_min_pos(PPM_ONE, 7), 7);
+	cr_assert_eq(miner_max_neg(PPM_PCT(25), 3), 0);
+	cr_assert_eq(miner_max_neg(PPM_PERMILLE(250), 4), 1);
+	cr_assert_eq(miner_max_neg(PPM_ONE, 5), 5);
 }
 
 /* ------------------------------------------------------------- misc API */
@@ -282,7 +280,7 @@ Test(miner_api, invalid_arguments)
 	cr_assert_eq(miner_mine(p.s, 0, q.s, 4, &o, &r), -EINVAL);
 	cr_assert_null(r);
 	cr_assert_eq(miner_data__new(NULL, 2, q.s, 4, &o, &d), -EINVAL);
-	o.delta_ppm = MINER_PPM_ONE + 1;
+	o.delta_ppm = PPM_ONE + 1;
 	cr_assert_eq(miner_mine(p.s, 2, q.s, 4, &o, &r), -EINVAL);
 	miner_opts_default(&o);
 	o.gap_min = 3;
@@ -299,7 +297,7 @@ Test(miner_api, no_neg_and_empty_sequences)
 
 	/* |D_neg| = 0: every symbol frequent in D_pos is minimal by itself. */
 	miner_opts_default(&o);
-	o.delta_ppm = MINER_PCT(66);
+	o.delta_ppm = PPM_PCT(66);
 	cr_assert_eq(miner_mine(pos, 3, NULL, 0, &o, &r), 0);
 	cr_assert_eq(r->min_pos, 2);
 	cr_assert_eq(r->npatterns, 2);
@@ -311,7 +309,7 @@ Test(miner_api, no_neg_and_empty_sequences)
 	miner_result__free(r);
 
 	/* At 100 % the empty sequence defeats every pattern. */
-	o.delta_ppm = MINER_PCT(100);
+	o.delta_ppm = PPM_PCT(100);
 	cr_assert_eq(miner_mine(pos, 3, NULL, 0, &o, &r), 0);
 	cr_assert_eq(r->npatterns, 0);
 	cr_assert_eq(r->nsymbols_frequent, 0);
@@ -493,8 +491,8 @@ Test(miner_bounds, complete_len_is_exact, .timeout = 120)
 			}
 		miner_opts_default(&o);
 		o.gap_max = (uint32_t)tu_rand_range(&seed, 0, 2);
-		o.delta_ppm = MINER_PCT(tu_rand_range(&seed, 30, 100));
-		o.alpha_ppm = MINER_PCT(tu_rand_range(&seed, 0, 40));
+		o.delta_ppm = PPM_PCT(tu_rand_range(&seed, 30, 100));
+		o.alpha_ppm = PPM_PCT(tu_rand_range(&seed, 0, 40));
 		o.max_len = 6;
 		o.max_nodes = 0;
 		o.max_patterns = 0;
@@ -641,8 +639,8 @@ Test(miner_bounds, patterns_cap)
 	set_init(&p, tv_pos, 2);
 	set_init(&q, tv_neg, 4);
 	miner_opts_default(&o);
-	o.delta_ppm = MINER_PCT(50);
-	o.alpha_ppm = MINER_PCT(25);
+	o.delta_ppm = PPM_PCT(50);
+	o.alpha_ppm = PPM_PCT(25);
 	o.gap_max = 0;
 	o.max_patterns = 2;
 	cr_assert_eq(miner_mine(p.s, 2, q.s, 4, &o, &r), 0);
@@ -800,10 +798,10 @@ static uint32_t brute_force(const struct inst *in, bool full, uint32_t max_neg, 
 			maxlen = in->len[0][i];
 	/* Independent of miner_min_pos(): smallest count c with c/n >= delta. */
 	b.min_pos = 1;
-	while ((uint64_t)b.min_pos * MINER_PPM_ONE < (uint64_t)in->delta_ppm * in->n[0])
+	while ((uint64_t)b.min_pos * PPM_ONE < (uint64_t)in->delta_ppm * in->n[0])
 		b.min_pos++;
 	b.max_neg = 0;
-	while ((uint64_t)(b.max_neg + 1) * MINER_PPM_ONE <= (uint64_t)in->alpha_ppm * in->n[1])
+	while ((uint64_t)(b.max_neg + 1) * PPM_ONE <= (uint64_t)in->alpha_ppm * in->n[1])
 		b.max_neg++;
 	if (max_neg != UINT32_MAX)
 		b.max_neg = max_neg;
@@ -835,23 +833,23 @@ static void random_inst(struct inst *in, unsigned long long *seed, bool with_gmi
 	/* Thresholds: often the extremes, otherwise anything, in ppm. */
 	switch (tu_rand_range(seed, 0, 3)) {
 	case 0:
-		in->delta_ppm = MINER_PPM_ONE;
+		in->delta_ppm = PPM_ONE;
 		break;
 	case 1:
-		in->delta_ppm = MINER_PCT(tu_rand_range(seed, 0, 100));
+		in->delta_ppm = PPM_PCT(tu_rand_range(seed, 0, 100));
 		break;
 	default:
-		in->delta_ppm = (uint32_t)tu_rand_range(seed, 0, MINER_PPM_ONE);
+		in->delta_ppm = (uint32_t)tu_rand_range(seed, 0, PPM_ONE);
 	}
 	switch (tu_rand_range(seed, 0, 3)) {
 	case 0:
 		in->alpha_ppm = 0;
 		break;
 	case 1:
-		in->alpha_ppm = MINER_PCT(tu_rand_range(seed, 0, 100));
+		in->alpha_ppm = PPM_PCT(tu_rand_range(seed, 0, 100));
 		break;
 	default:
-		in->alpha_ppm = (uint32_t)tu_rand_range(seed, 0, MINER_PPM_ONE);
+		in->alpha_ppm = (uint32_t)tu_rand_range(seed, 0, PPM_ONE);
 	}
 	for (int s = 0; s < 2; s++) {
 		in->n[s] = (uint32_t)tu_rand_range(seed, 1, 5);
@@ -1080,7 +1078,7 @@ static void compare_chance(unsigned long long seed0, int count)
 		nwant = brute_force(&in, enumerable(&in), max_neg, &want);
 		cr_assert_eq(chance__init(&cc, len[0], in.n[0], len[1], in.n[1]), 0);
 		for (uint32_t i = 0; i < nwant; i++) {
-			double rates[8], bound = (double)in.alpha_ppm / MINER_PPM_ONE * in.n[0] * (1 + 1e-9);
+			double rates[8], bound = (double)in.alpha_ppm / PPM_ONE * in.n[0] * (1 + 1e-9);
 			bool longer = false;
 
 			for (uint32_t k = 0; k < want[i].len; k++) {

@@ -1296,8 +1296,8 @@ Test(patterns, whole_path_equals_brute_force, .timeout = 120)
 		cr_assert_eq(r->npos, npos, "seed %d", seed);
 		cr_assert_eq(r->nneg, nneg, "seed %d", seed);
 		cr_assert_eq(r->vocabulary <= (uint32_t)nv->nnames, true, "seed %d", seed);
-		minp = miner_min_pos(MINER_PCT(dp), npos);
-		maxn = miner_max_neg(MINER_PCT(ap), nneg);
+		minp = miner_min_pos(PPM_PCT(dp), npos);
+		maxn = miner_max_neg(PPM_PCT(ap), nneg);
 		qsort(c, nc, sizeof(*c), cmp_cand);
 		for (size_t i = 0; i < nc; i++)
 			if (!u || cmp_cand(&c[u - 1], &c[i]))
