@@ -5,7 +5,10 @@
  * The miner (miner.h): the index of the sequences (miner_data.c, its chance
  * counts miner_chance.c), the state of one search (miner.c runs the passes,
  * miner_search.c expands the nodes, miner_neg.c builds their neg states
- * lazily) and the helpers their inner loops inline.
+ * lazily) and the helpers their inner loops inline. The stage (patterns.h):
+ * the windows of one actor shared by its searches (windows.c), the miner
+ * runs of one search (thresholds.c), the severity levels (levels.c) and the
+ * storage of a result's names (patterns.c).
  */
 #ifndef QT_PATTERNS_INTERNAL_H
 #define QT_PATTERNS_INTERNAL_H
@@ -19,6 +22,8 @@
 
 #include "chance.h"
 #include "miner.h"
+#include "patterns.h"
+#include "vocab.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -279,5 +284,80 @@ int miner_search(struct miner_ctx *c);
  * those within max_neg (miner_neg.c). 0 or -ENOMEM.
  */
 int miner_neg_decide(struct miner_ctx *c, uint32_t depth);
+
+/* --------------------------------------------------------------- the stage */
+
+/* What the result owns behind its public pointers. */
+struct patterns_store {
+	const char **names;	/* all patterns' events, one after another */
+	unsigned *kinds;
+	char *text;		/* the names' characters */
+};
+
+/* A store for nev names of nchar characters in all (NUL included); NULL when memory runs out. */
+struct patterns_store *patterns_store_new(size_t nev, size_t nchar);
+/* Frees a store and its names; NULL is fine. */
+void patterns_store_free(struct patterns_store *st);
+
+/*
+ * What all the searches over one actor's windows share: the event stream,
+ * the vocabulary, whether each window overlaps missing data, and each
+ * window's symbols, computed the first time a search mines the window.
+ */
+struct windows {
+	const struct timeline *tl;
+	const struct period_window *w;
+	size_t n;
+	struct patterns_opts o;		/* vocab.drop_thread set */
+	struct vocab *v;
+	struct vocab_seq seq;		/* the symbolised windows, one after another */
+	size_t *off;			/* per window: into seq.sym, SIZE_MAX until symbolised */
+	uint32_t *len;
+	uint64_t *events;		/* stream events read for the window */
+	bool *cut;			/* cut to vocab.max_len */
+	bool *missing;
+};
+
+/*
+ * The n windows w[0..n) of thread actor_thread (TL_NONE: none), none
+ * symbolised yet; p->o is @o with vocab.drop_thread set unless o->keep_actor.
+ * w must outlive p. Returns 0, -EINVAL (a window ending before it starts) or
+ * -ENOMEM; windows__free() in every case.
+ */
+int windows__init(struct windows *p, const struct timeline *tl, const struct period_window *w, size_t n,
+		  uint32_t actor_thread, const struct patterns_opts *o);
+void windows__free(struct windows *p);
+
+/*
+ * One search: the windows of p, positive ones only where @pos_sel (NULL:
+ * all) says so; the others are not part of this search at all. Symbolises
+ * the windows it mines that are not yet, samples, runs the miner with
+ * p->o's thresholds and bounds (thresholds_mine()). *out is a result of one
+ * level, its status set when nothing was mined; 0, -E2BIG or -ENOMEM.
+ */
+int windows__mine(struct windows *p, const bool *pos_sel, struct patterns_result **out);
+
+/*
+ * Runs the miner on @d with @o's thresholds, fixed or searched (patterns.h),
+ * and fills r's search fields and its patterns, ranked and named by @v.
+ * r->npos, r->nneg, r->gap, r->auto_delta and r->auto_alpha are set. 0 or
+ * -ENOMEM (r then holds what was allocated, for patterns__free()).
+ */
+int thresholds_mine(struct patterns_result *r, const struct miner_data *d, const struct patterns_opts *o,
+		    const struct vocab *v);
+
+/*
+ * The late class of breaks of log lateness x[0..n) (sorted in place): the
+ * number of breaks in it (*severe, 0: no split) and the lateness they exceed
+ * (*above, ns). 0 or otsu_threshold()'s error.
+ */
+int levels_split(double *x, size_t n, int64_t *above, size_t *severe);
+
+/*
+ * Replaces lv[0]'s patterns by those of all nlv levels, one per distinct
+ * event sequence, ranked together; keeps the first @keep (0: all). 0 or
+ * -ENOMEM.
+ */
+int levels_merge(struct patterns_result **lv, uint32_t nlv, uint32_t keep);
 
 #endif

@@ -10,7 +10,7 @@
 #include "actors/actors.h"
 #include "file/codec.h"
 #include "critical/critical.h"
-#include "patterns/patterns.h"
+#include "json_patterns.h"
 #include "report.h"
 #include "file/tracefile.h"
 
@@ -155,7 +155,7 @@ int report_json(const struct analysis *a, FILE *f)
 	/* Stages add their sections here: actors + upstream_actor, patterns, critical. */
 	actors__json(a->actors, a->tl, w);
 	if (a->trace)
-		patterns__json(a->patterns, w);
+		json_patterns_write(a->patterns, w);
 	jsonw_name(w, "critical");
 	if (a->critical)
 		critical__json(a->critical, a, w);

@@ -9,9 +9,9 @@
 #include "actors/actors.h"
 #include "critical/critical.h"
 #include "lib/parse.h"
-#include "patterns/patterns.h"
 #include "report.h"
 #include "style.h"
+#include "text_patterns.h"
 #include "file/tracefile.h"
 
 static void print_recording(const struct analysis *a, FILE *f, const struct report_style *st)
@@ -99,7 +99,7 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 		actors__print(a->actors, a->tl, f, st);
 	if (a->critical)
 		critical__print(a->critical, a, f, st);
-	patterns__print(a->patterns, f, st);
+	text_patterns_print(a->patterns, f, st);
 	if (a->trace)
 		print_threads(a, f, st);
 	return ferror(f) ? -1 : 0;

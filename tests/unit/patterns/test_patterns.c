@@ -12,7 +12,8 @@
 #include "actors/actors.h"
 #include "patterns/miner.h"
 #include "patterns/patterns.h"
-#include "report/report.h"
+#include "report/json_patterns.h"
+#include "report/text_patterns.h"
 #include "synth_trace.h"
 #include "testutil.h"
 #include "timeline/timeline.h"
@@ -225,7 +226,7 @@ static void sched_build(struct sched *sc, const struct sched_cfg *c)
 	add_irq_name(sc->t, 24, "xhci_hcd");
 	add_irq_name(sc->t, 30, "eth0");
 	cr_assert_eq(timeline__build(sc->t, NULL, &sc->tl), 0);
-	/* The windows of ALGORITHMS.md §3.3: before the first invocation, between
+	/* The windows of docs/ALGORITHMS.md §3.3: before the first invocation, between
 	 * invocations, after the last (closed). */
 	sc->nw = 0;
 	sc->w[sc->nw++] = (struct period_window){ 0, inv[0], false, false, SIZE_MAX };
@@ -314,11 +315,11 @@ static char *render(const struct patterns_result *r, bool json, int verbose)
 		json_writer_t *w = jsonw_new(f, true);
 
 		jsonw_start_object(w);
-		patterns__json(r, w);
+		json_patterns_write(r, w);
 		jsonw_end_object(w);
 		jsonw_destroy(&w);
 	} else {
-		patterns__print(r, f, &st);
+		text_patterns_print(r, f, &st);
 	}
 	fclose(f);
 	return buf;
@@ -605,7 +606,7 @@ Test(patterns, nothing_to_mine)
 	struct patterns_result *r;
 	struct actors_result ar = { 0 };
 	struct actor a = { 0 };
-	struct analysis_opts ao;
+	struct patterns_opts o;
 
 	sched_build(&sc, &c);
 	cr_assert_eq(patterns__mine_windows(sc.tl, sc.w, sc.nw, sc.src, NULL, &r), 0);
@@ -627,15 +628,15 @@ Test(patterns, nothing_to_mine)
 	patterns__free(r);
 
 	/* The stage: no actors, no upstream actor, then one. */
-	analysis_opts_default(&ao);
-	cr_assert_eq(patterns__analyse(sc.tl, NULL, &ao, &r), 0);
+	patterns_opts_default(&o);
+	cr_assert_eq(patterns__analyse(sc.tl, NULL, &o, &r), 0);
 	cr_assert_str_eq(r->status, "no actor was studied");
 	cr_assert_eq(r->actor, -1);
 	patterns__free(r);
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = -1;
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_str_eq(r->status, "no periodic actor breaks its period");
 	patterns__free(r);
 	sched_free(&sc);
@@ -643,8 +644,8 @@ Test(patterns, nothing_to_mine)
 	thirty(&sc, brk, plant, 7, true, 6);
 	as_actor(&a, &sc);
 	ar.upstream = 0;
-	ao.gap = 1;
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	o.gap = 1;
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_null(r->status);
 	cr_assert_eq(r->actor, 0);
 	cr_assert_str_eq(r->actor_name, "src/100");
@@ -667,7 +668,7 @@ Test(patterns, minor_breaks_left_out)
 	struct actors_result ar = { 0 };
 	struct actor a = { 0 };
 	struct actor_break b[5] = { 0 };
-	struct analysis_opts ao;
+	struct patterns_opts o;
 	static const size_t at[5] = { 2, 5, 12, 19, 26 };
 	char *s;
 
@@ -685,8 +686,8 @@ Test(patterns, minor_breaks_left_out)
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
-	analysis_opts_default(&ao);
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	patterns_opts_default(&o);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->windows_pos, 5);
 	cr_assert_eq(r->minor_breaks, 1);
 	cr_assert_eq(r->min_lateness_ns, (int64_t)P / 10);
@@ -703,7 +704,7 @@ Test(patterns, minor_breaks_left_out)
 	/* Every break minor. */
 	for (int i = 0; i < 5; i++)
 		b[i].lateness_ns = 1;
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->minor_breaks, 5);
 	cr_assert_eq(r->npos, 0);
 	cr_assert_str_eq(r->status, "every break is minor (late by less than min_lateness)");
@@ -726,7 +727,7 @@ Test(patterns, severity_levels)
 	struct actors_result ar = { 0 };
 	struct actor a = { 0 };
 	struct actor_break b[12] = { 0 };
-	struct analysis_opts ao;
+	struct patterns_opts o;
 	const struct pattern *p;
 	size_t nb = 0;
 	char *s;
@@ -749,8 +750,8 @@ Test(patterns, severity_levels)
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
-	analysis_opts_default(&ao);
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	patterns_opts_default(&o);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->npos, 12);
 	cr_assert_eq(r->nneg, 29);
 	cr_assert_eq(r->nlevels, 2);
@@ -800,18 +801,14 @@ Test(patterns, severity_levels)
 	patterns__free(r);
 
 	/* Without severity levels: all breaks only. */
-	{
-		struct patterns_opts o;
-
-		patterns_opts_default(&o);
-		o.no_severity = true;
-		cr_assert_eq(patterns__analyse_opts(sc.tl, &ar, &o, &r), 0);
-		cr_assert_eq(r->nlevels, 1);
-		cr_assert_eq(r->n, 6);
-		cr_assert_eq(r->v[0].level, 0);
-		cr_assert_float_eq(r->v[0].score, 0.5, 1e-12);
-		patterns__free(r);
-	}
+	patterns_opts_default(&o);
+	o.no_severity = true;
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
+	cr_assert_eq(r->nlevels, 1);
+	cr_assert_eq(r->n, 6);
+	cr_assert_eq(r->v[0].level, 0);
+	cr_assert_float_eq(r->v[0].score, 0.5, 1e-12);
+	patterns__free(r);
 
 	sched_free(&sc);
 }
@@ -831,7 +828,7 @@ Test(patterns, extreme_breaks_set_aside)
 	struct actors_result ar = { 0 };
 	struct actor a = { 0 };
 	struct actor_break b[14] = { 0 };
-	struct analysis_opts ao;
+	struct patterns_opts o;
 	const struct pattern *p;
 	size_t nb = 0;
 
@@ -852,8 +849,8 @@ Test(patterns, extreme_breaks_set_aside)
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
-	analysis_opts_default(&ao);
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	patterns_opts_default(&o);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->npos, 14);
 	cr_assert_geq(r->nlevels, 2);
 	cr_assert(!r->levels[0].found);
