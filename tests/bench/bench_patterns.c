@@ -28,7 +28,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../synth_trace.h"
+#include "synth_trace.h"
 #include "patterns/patterns.h"
 #include "file/syscall_names.h"
 #include "timeline/timeline.h"
