@@ -167,10 +167,10 @@ endef
 $(foreach t,$(TEST_SRCS),$(eval $(call test_rule,$(t))))
 
 # Benchmark drivers (run by scripts/bench-*.sh, never by `make test`).
-$(OUTPUT)/bench/%: tests/bench/%.c $(LIB)
+$(OUTPUT)/bench/%: tests/bench/%.c $(TEST_REF_SRCS) $(LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $< $(TEST_REF_SRCS) $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
 
 bench-progs: $(BENCHES)
 

@@ -42,6 +42,14 @@ static void actors_opts_of(const struct analysis_opts *o, struct actors_opts *ao
 	ao->jobs = o->jobs;
 }
 
+static void patterns_opts_of(const struct analysis_opts *o, struct patterns_opts *po)
+{
+	patterns_opts_default(po);
+	po->delta = o->delta;
+	po->alpha = o->alpha;
+	po->gap = o->gap;
+}
+
 /*
  * The critical path's graph needs only the timeline: with two jobs it is
  * built beside the actors' stage (critical__prepare), and the actors'
@@ -108,6 +116,7 @@ struct patterns_job {
 	struct analysis *a;
 	const struct timeline *tl;
 	int err;
+	struct patterns_opts po;	/* patterns_opts_of() the analysis' */
 };
 
 static void *patterns_thread(void *arg)
@@ -115,7 +124,7 @@ static void *patterns_thread(void *arg)
 	struct patterns_job *j = arg;
 
 	workq_busy(1);
-	j->err = patterns__analyse(j->tl, j->a->actors, &j->a->opts, &j->a->patterns);
+	j->err = patterns__analyse(j->tl, j->a->actors, &j->po, &j->a->patterns);
 	workq_busy(-1);
 	return NULL;
 }
@@ -127,11 +136,12 @@ static void *patterns_thread(void *arg)
  */
 static int run_critical_and_patterns(struct analysis *a, const struct timeline *tl, struct prep_job *pj)
 {
-	struct patterns_job job = { a, tl, 0 };
+	struct patterns_job job = { .a = a, .tl = tl };
 	bool side_by_side = a->opts.jobs > 1;
 	pthread_t th;
 	int err, perr;
 
+	patterns_opts_of(&a->opts, &job.po);
 	if (a->opts.progress)
 		log_status(side_by_side ? "critical path and emerging patterns..." : "critical path...");
 	if (side_by_side && pthread_create(&th, NULL, patterns_thread, &job))

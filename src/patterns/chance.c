@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "chance.h"
-#include "miner.h"
+#include "ppm.h"
 
 /* Comparisons of counts computed two ways (a product, a sum) must not flip on rounding. */
 #define CHANCE_TOL 1e-9
@@ -125,8 +125,8 @@ double chance__expected(const struct chance *c, uint32_t neg_count)
 
 uint32_t chance__max_neg(const struct chance *c, uint32_t alpha_ppm)
 {
-	uint32_t lo = 0, hi = miner_max_neg(alpha_ppm, c->nneg);
-	double bound = (double)alpha_ppm / MINER_PPM_ONE * c->npos * (1 + CHANCE_TOL);
+	uint32_t lo = 0, hi = ppm_floor(alpha_ppm, c->nneg);
+	double bound = (double)alpha_ppm / PPM_ONE * c->npos * (1 + CHANCE_TOL);
 
 	/* chance() grows with neg_count: the largest count within the bound. */
 	while (lo < hi) {

@@ -63,6 +63,7 @@ struct chance {
  * proportion (nothing is known of rates).
  */
 int chance__init(struct chance *c, const int64_t *pos_ns, uint32_t npos, const int64_t *neg_ns, uint32_t nneg);
+/* Frees what chance__init() allocated (after a failed init too); @c can then be initialised again. */
 void chance__free(struct chance *c);
 
 /* The rate (per ns) of an activity found in neg_count of D_neg (above); INFINITY when in all. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * miner: minimal gap-constrained emerging sequential patterns (ConSGapMiner as
- * used by SATM §5; ALGORITHMS.md §4 is the specification).
+ * used by SATM §5; docs/ALGORITHMS.md §4 is the specification).
  *
  * Input: two sets of sequences of integer symbol ids, D_pos (subtraces where
  * the period broke) and D_neg (subtraces where it held). Output: every pattern
@@ -12,8 +12,8 @@
  * increasing positions with at most g events skipped between consecutive ones
  * (g = 0: contiguous); with gap_min, at least gap_min events are skipped.
  *
- * Thresholds are integers in parts per million (MINER_PCT(94) = 94 %), so the
- * counts are exact: min_pos = max(1, ceil(delta_ppm * |D_pos| / 1e6)),
+ * Thresholds are integers in parts per million (ppm.h: PPM_PCT(94) = 94 %), so
+ * the counts are exact: min_pos = max(1, ceil(delta_ppm * |D_pos| / 1e6)),
  * max_neg = floor(alpha_ppm * |D_neg| / 1e6). Percent and per-mille values,
  * the only ones people type, are represented exactly; no float is involved.
  * min_pos is at least 1: a pattern that occurs in no broken subtrace explains
@@ -52,9 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MINER_PPM_ONE		1000000u
-#define MINER_PCT(p)		((uint32_t)(p) * 10000u)	/* integer percent */
-#define MINER_PERMILLE(p)	((uint32_t)(p) * 1000u)
+#include "ppm.h"
 
 /* One sequence: @len symbol ids, any uint32_t values. */
 struct miner_seq {
@@ -130,22 +128,28 @@ struct miner_data;
 
 /*
  * Index D_pos and D_neg once (dense symbol ids); several searches can then run
- * on it, concurrently too (searches only read it). Uses opts->max_seq_len (NULL: defaults). |D_pos| >= 1 (-EINVAL
- * otherwise); |D_neg| may be 0. The caller's arrays are copied.
- * Returns 0, -EINVAL, -E2BIG (2^32 events or more per side) or -ENOMEM.
+ * on it, concurrently too (searches only read it). Uses opts->max_seq_len
+ * (NULL: defaults). |D_pos| >= 1 (-EINVAL otherwise); |D_neg| may be 0. The
+ * caller's arrays are copied: they need not outlive the call.
+ * Returns 0 and *out (miner_data__free()), -EINVAL, -E2BIG (2^32 events or
+ * more per side) or -ENOMEM.
  */
 int miner_data__new(const struct miner_seq *pos, uint32_t npos,
 		    const struct miner_seq *neg, uint32_t nneg,
 		    const struct miner_opts *opts, struct miner_data **out);
+/* Frees the index; NULL is fine. No search may still be running on it. */
 void miner_data__free(struct miner_data *d);
+/* Distinct symbols in D_pos and D_neg. */
 uint32_t miner_data__nsymbols(const struct miner_data *d);
+/* |D_pos| and |D_neg|. */
 uint32_t miner_data__npos(const struct miner_data *d);
 uint32_t miner_data__nneg(const struct miner_data *d);
+/* Sequences cut to opts->max_seq_len when the index was built. */
 uint32_t miner_data__nseq_truncated(const struct miner_data *d);
 
 /*
- * The length of each window the sequences were cut from (ns, in the order
- * given to miner_data__new, each side's own array): from then on max_neg
+ * The length of each window the sequences were cut from (ns, >= 0, in the
+ * order given to miner_data__new, each side's own array, copied): from then on max_neg
  * takes them into account (chance.h: a pattern emerges only if the breaks'
  * windows hold it more often than their length alone explains), for every
  * search of d. Without it, the counts above. At alpha 0 a search then does
@@ -176,26 +180,27 @@ bool miner_data__beyond_plain(const struct miner_data *d, uint32_t neg_count, do
  */
 double miner_data__score(const struct miner_data *d, uint32_t pos_count, uint32_t neg_count, double chance);
 
-/* Run the miner (opts NULL: defaults; opts->max_seq_len is ignored here).
- * Returns 0 and *out, or -EINVAL / -ENOMEM. */
+/*
+ * Run the miner on @d (opts NULL: defaults; opts->max_seq_len is ignored
+ * here). Only reads @d. Returns 0 and *out (miner_result__free()), -EINVAL
+ * (delta or alpha above 100 %, gap_min > gap_max, a negative time budget)
+ * or -ENOMEM.
+ */
 int miner_data__mine(const struct miner_data *d, const struct miner_opts *opts,
 		     struct miner_result **out);
 
-/* Gap-constrained counts of one pattern (caller's ids) in D_pos and D_neg. */
-int miner_data__count(const struct miner_data *d, const uint32_t *pat, uint32_t len,
-		      uint32_t gap_min, uint32_t gap_max,
-		      uint32_t *pos_count, uint32_t *neg_count);
-
-/* miner_data__new() + miner_data__mine() + miner_data__free(). */
+/* miner_data__new() + miner_data__mine() + miner_data__free(): their errors, *out as the second's. */
 int miner_mine(const struct miner_seq *pos, uint32_t npos,
 	       const struct miner_seq *neg, uint32_t nneg,
 	       const struct miner_opts *opts, struct miner_result **out);
 
+/* Frees a result and its patterns' symbols; NULL is fine. */
 void miner_result__free(struct miner_result *r);
 
 /*
  * "search truncated at max pattern length 8, node budget 100000" for the bits
- * of @bounds, using the limits in @opts; "" when bounds == 0. Returns the
+ * of @bounds, using the limits in @opts (NULL: the defaults); "" when
+ * bounds == 0. Writes at most @size bytes, NUL included; returns the
  * snprintf-style length.
  */
 int miner_bounds_describe(unsigned bounds, const struct miner_opts *opts, char *buf, size_t size);
@@ -205,15 +210,10 @@ int miner_bounds_describe(unsigned bounds, const struct miner_opts *opts, char *
 int miner_result__describe_bounds(const struct miner_result *r, char *buf, size_t size);
 
 /*
- * P ⊑_g T: is @pat (m >= 1 symbols) contained in @seq (n symbols) with
- * gap_min <= skipped events <= gap_max between consecutive pattern symbols?
- * Bitset recurrence E_1 = B_p1, E_k+1 = gapmask(E_k) & B_pk+1, O(m * n).
- * Returns 1 or 0, -EINVAL (m == 0 or gap_min > gap_max) or -ENOMEM.
+ * The thresholds as counts, exactly as the miner computes them (above):
+ * min_pos = max(1, ceil(delta |D_pos|)), max_neg = floor(alpha |D_neg|),
+ * for delta and alpha of at most PPM_ONE.
  */
-int miner_contains(const uint32_t *pat, size_t m, const uint32_t *seq, size_t n,
-		   uint32_t gap_min, uint32_t gap_max);
-
-/* The thresholds as counts, exactly as the miner computes them. */
 uint32_t miner_min_pos(uint32_t delta_ppm, uint32_t npos);
 uint32_t miner_max_neg(uint32_t alpha_ppm, uint32_t nneg);
 

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "internal.h"
 #include "miner_auto.h"
 
 static const uint32_t delta_grid_pct[] = {
@@ -31,39 +31,13 @@ struct acc {
 	const struct miner_data *d;
 };
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void miner_auto_opts_default(struct miner_auto_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	miner_opts_default(&o->base);
-	o->delta_floor_ppm = MINER_PCT(50);
-	o->alpha_ceil_ppm = MINER_PCT(25);
+	o->delta_floor_ppm = PPM_PCT(50);
+	o->alpha_ceil_ppm = PPM_PCT(25);
 	o->total_time_budget_ns = 60LL * 1000 * 1000 * 1000;
-}
-
-static int grow(void *p, size_t *cap, size_t need, size_t size)
-{
-	void **pp = p;
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*pp, n * size);
-	if (!q)
-		return -ENOMEM;
-	*pp = q;
-	*cap = n;
-	return 0;
 }
 
 /* The grid values within the limit, plus the limit itself when it falls
@@ -74,7 +48,7 @@ static uint32_t make_grid(uint32_t *out, const uint32_t *pct, size_t n, uint32_t
 	uint32_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t v = MINER_PCT(pct[i]);
+		uint32_t v = PPM_PCT(pct[i]);
 
 		if (descending ? v < limit : v > limit)
 			break;
@@ -93,8 +67,8 @@ static int add_patterns(struct acc *a, const struct miner_result *r, uint32_t ru
 		const struct miner_pattern *p = &r->patterns[i];
 		struct entry *e;
 
-		if (grow(&a->e, &a->cap, a->n + 1, sizeof(*a->e)) ||
-		    grow(&a->sym, &a->symcap, a->nsym + p->len, sizeof(*a->sym)))
+		if (patterns_grow(&a->e, &a->cap, a->n + 1, sizeof(*a->e)) ||
+		    patterns_grow(&a->sym, &a->symcap, a->nsym + p->len, sizeof(*a->sym)))
 			return -ENOMEM;
 		e = &a->e[a->n++];
 		e->off = (uint32_t)a->nsym;
@@ -210,7 +184,7 @@ static int mine_point(const struct miner_data *d, const struct miner_auto_opts *
 	struct miner_opts ro = o->base;
 
 	if (o->total_time_budget_ns) {
-		int64_t left = o->total_time_budget_ns - (now_ns() - t0);
+		int64_t left = o->total_time_budget_ns - (patterns_now_ns() - t0);
 
 		if (left <= 0) {
 			res->bounds |= MINER_BOUND_TIME;
@@ -235,7 +209,7 @@ static int add_run(struct acc *a, struct miner_auto_result *res, size_t *runcap,
 {
 	struct miner_auto_run *run;
 
-	if (grow(&res->runs, runcap, (size_t)res->nruns + 1, sizeof(*res->runs)))
+	if (patterns_grow(&res->runs, runcap, (size_t)res->nruns + 1, sizeof(*res->runs)))
 		return -ENOMEM;
 	run = &res->runs[res->nruns];
 	run->delta_ppm = delta_ppm;
@@ -264,7 +238,7 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 	struct miner_auto_result *res;
 	struct acc a = { .d = d };
 	size_t runcap = 0;
-	int64_t t0 = now_ns();
+	int64_t t0 = patterns_now_ns();
 	bool deepen = false;
 	int err = 0;
 
@@ -275,8 +249,8 @@ int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opt
 		o = *opts;
 	else
 		miner_auto_opts_default(&o);
-	if (o.delta_floor_ppm > MINER_PPM_ONE || o.alpha_ceil_ppm > MINER_PPM_ONE ||
-	    o.base.delta_ppm > MINER_PPM_ONE || o.base.alpha_ppm > MINER_PPM_ONE ||
+	if (o.delta_floor_ppm > PPM_ONE || o.alpha_ceil_ppm > PPM_ONE ||
+	    o.base.delta_ppm > PPM_ONE || o.base.alpha_ppm > PPM_ONE ||
 	    o.total_time_budget_ns < 0 || o.base.time_budget_ns < 0 ||
 	    o.base.gap_min > o.base.gap_max)
 		return -EINVAL;
@@ -366,7 +340,7 @@ done:
 		miner_auto_result__free(res);
 		return err;
 	}
-	res->elapsed_ns = now_ns() - t0;
+	res->elapsed_ns = patterns_now_ns() - t0;
 	*out = res;
 	return 0;
 }

@@ -3,7 +3,7 @@
  * miner_auto: choose ConSGapMiner's thresholds automatically.
  *
  * SATM asks the user to start at delta = 100 %, alpha = 0 % and relax by hand
- * until relevant sequences appear (§6.1.2). This does the relaxing: it runs
+ * until relevant sequences appear (SATM §6.1.2). This does the relaxing: it runs
  * the miner on a grid of (delta, alpha) points, walking the grid by rounds of
  * equal total relaxation, and stops after the first round in which some run
  * reports a pattern (or when the grid reaches the floor delta >= 50 %, the
@@ -59,6 +59,7 @@ struct miner_auto_opts {
 					 * Per run, base.max_nodes is the bound. */
 };
 
+/* Fills @o with the defaults above (base: miner_opts_default()). */
 void miner_auto_opts_default(struct miner_auto_opts *o);
 
 struct miner_auto_pattern {
@@ -97,9 +98,14 @@ struct miner_auto_result {
 	struct miner_auto_opts opts;	/* the options used */
 };
 
-/* Returns 0 and *out, -EINVAL (bad thresholds, floor above ceiling...) or -ENOMEM. */
+/*
+ * Walks the grid on @d (opts NULL: defaults), only reading @d. Returns 0 and
+ * *out (miner_auto_result__free()), -EINVAL (thresholds above 100 %, a
+ * negative budget, gap_min > gap_max) or -ENOMEM.
+ */
 int miner_auto_run(const struct miner_data *d, const struct miner_auto_opts *opts,
 		   struct miner_auto_result **out);
+/* Frees a result and its patterns' symbols; NULL is fine. */
 void miner_auto_result__free(struct miner_auto_result *r);
 
 #endif

@@ -1,10 +1,10 @@
 /*
- * What happens while the period breaks (SATM §5, DESIGN.md §7): the minimal
+ * What happens while the period breaks (SATM §5, docs/DESIGN.md §7): the minimal
  * gap-constrained sequential patterns of system activity that are frequent
  * in the subtraces where the most upstream actor breaks its period (D_pos)
  * and rare in those where it keeps it (D_neg).
  *
- * The subtraces are the actor's windows (actors.h, ALGORITHMS.md §3.3),
+ * The subtraces are the actor's windows (actors.h, docs/ALGORITHMS.md §3.3),
  * turned into symbols by vocab.h with the actor's own thread left out and
  * back-to-back repeats collapsed. Windows that overlap missing data
  * (timeline__missing) are excluded from both sides and counted.
@@ -68,16 +68,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "analysis/analysis.h"
-#include "lib/json_writer.h"
 #include "actors/period.h"
 #include "timeline/timeline.h"
 #include "vocab.h"
 
 struct actors_result;
-struct report_style;
 
 #define PATTERNS_DEFAULT_GAP 2
 #define PATTERNS_DEFAULT_MAX_SUBTRACES 5000
@@ -110,9 +106,12 @@ struct patterns_opts {
 	uint32_t keep;		/* patterns kept in the result, best first; default 100 */
 };
 
+/*
+ * Fills @o with the defaults above (thresholds searched, gap 2). Start from
+ * these rather than from zeros: delta 0 is invalid, and 0 means no limit
+ * for several bounds.
+ */
 void patterns_opts_default(struct patterns_opts *o);
-/* The defaults, with --delta, --alpha and --gap of the analysis options. */
-void patterns_opts_from_analysis(struct patterns_opts *o, const struct analysis_opts *a);
 
 struct pattern {
 	uint32_t len;
@@ -188,30 +187,28 @@ struct patterns_result {
 };
 
 /*
- * The stage: mines the windows of the most upstream breaking actor of @ar.
- * Always returns a result (0) unless memory runs out or the input is
- * invalid: with status set when there is nothing to mine.
+ * The stage: mines the windows of the most upstream breaking actor of @ar
+ * (ar->upstream; @ar may be NULL) with the options @o (NULL: defaults).
+ * Always returns a result (0, *out owned by the caller, patterns__free())
+ * unless memory runs out (-ENOMEM), the input is invalid (-EINVAL: no @tl or
+ * @out, thresholds out of range) or a side has 2^31 windows or more (-E2BIG):
+ * with status set when there is nothing to mine. Reads @tl and @ar only, so
+ * it may run beside other stages reading them.
  */
 int patterns__analyse(const struct timeline *tl, const struct actors_result *ar,
-		      const struct analysis_opts *o, struct patterns_result **out);
-/* The same with all the options (NULL: defaults). */
-int patterns__analyse_opts(const struct timeline *tl, const struct actors_result *ar,
-			   const struct patterns_opts *o, struct patterns_result **out);
+		      const struct patterns_opts *o, struct patterns_result **out);
 
 /*
- * The same on given windows (positive = D_pos), leaving out the activity of
- * thread @actor_thread (TL_NONE: nothing) unless o->keep_actor. Returns 0,
- * -EINVAL or -ENOMEM.
+ * The same on given windows w[0..n) (positive = D_pos; each ending no
+ * earlier than it starts), leaving out the activity of thread @actor_thread
+ * (TL_NONE: nothing) unless o->keep_actor; one level, no minor breaks set
+ * aside. Returns 0 and *out (patterns__free()), -EINVAL, -E2BIG or -ENOMEM.
  */
 int patterns__mine_windows(const struct timeline *tl, const struct period_window *w, size_t n,
 			   uint32_t actor_thread, const struct patterns_opts *o,
 			   struct patterns_result **out);
 
+/* Frees a result and the names it owns; NULL is fine. */
 void patterns__free(struct patterns_result *r);
-
-/* "patterns": [...] and "patterns_search": {...} of DESIGN.md §10. */
-void patterns__json(const struct patterns_result *r, json_writer_t *w);
-/* The report's section: the search in two lines, then the top patterns. */
-void patterns__print(const struct patterns_result *r, FILE *f, const struct report_style *st);
 
 #endif

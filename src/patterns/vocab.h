@@ -1,5 +1,5 @@
 /*
- * The vocabulary of emerging-pattern mining (SATM §5, DESIGN.md §7): the
+ * The vocabulary of emerging-pattern mining (SATM §5, docs/DESIGN.md §7): the
  * events of a subtrace of the timeline as symbols a person recognises.
  *
  *   kind       symbol (one per distinct name)         from
@@ -26,7 +26,7 @@
  *    in every subtrace of any program and never emerges.
  *  - Wakeups carry both ends: "timer wakes usb-storage" says who was
  *    released by what, often the first sign of a disturbing thread.
- *  - No timestamps and no durations: patterns are about order (§5.1).
+ *  - No timestamps and no durations: patterns are about order (SATM §5.1).
  *
  * Keeping sequences informative (struct vocab_opts):
  *  - A run of one symbol repeated back to back is collapsed to one (a
@@ -74,13 +74,20 @@ struct vocab_opts {
 				 * VOCAB_DEFAULT_MAX_LEN; 0 = no limit */
 };
 
+/* Fills @o with the defaults above. */
 void vocab_opts_default(struct vocab_opts *o);
 
 /* The symbol table of one timeline. Symbols are numbered 0, 1, ... in order
  * of first use; names live as long as the vocab. */
 struct vocab;
 
+/*
+ * An empty vocabulary of @tl, which must outlive it (names are read from
+ * the timeline's trace). Returns 0 and *out (vocab__free()), -EINVAL or
+ * -ENOMEM.
+ */
 int vocab__new(const struct timeline *tl, struct vocab **out);
+/* Frees the vocabulary and its names; NULL is fine. */
 void vocab__free(struct vocab *v);
 
 /*
@@ -92,6 +99,7 @@ void vocab__free(struct vocab *v);
 int vocab__symbol(struct vocab *v, const struct tl_event *ev, const struct vocab_opts *o,
 		  uint32_t *sym);
 
+/* Symbols numbered so far. */
 uint32_t vocab__size(const struct vocab *v);
 /* "uname by usb-storage"; NULL for an unknown id. */
 const char *vocab__name(const struct vocab *v, uint32_t sym);
@@ -118,6 +126,7 @@ int vocab__window(struct vocab *v, const struct tl_event *ev, size_t nev, uint64
 		  uint64_t end, bool end_closed, const struct vocab_opts *o, struct vocab_seq *out,
 		  uint32_t *len);
 
+/* Frees the symbols of @s (not @s itself) and empties it. */
 void vocab_seq__free(struct vocab_seq *s);
 
 #endif

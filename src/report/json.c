@@ -10,8 +10,8 @@
 #include "actors/actors.h"
 #include "file/codec.h"
 #include "json_actors.h"
-#include "patterns/patterns.h"
 #include "json_critical.h"
+#include "json_patterns.h"
 #include "report.h"
 #include "file/tracefile.h"
 
@@ -156,7 +156,7 @@ int report_json(const struct analysis *a, FILE *f)
 	/* Stages add their sections here: actors + upstream_actor, patterns, critical. */
 	json_actors_write(a->actors, a->tl, w);
 	if (a->trace)
-		patterns__json(a->patterns, w);
+		json_patterns_write(a->patterns, w);
 	jsonw_name(w, "critical");
 	if (a->critical)
 		json_critical_write(a->critical, a, w);

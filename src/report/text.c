@@ -8,10 +8,10 @@
 
 #include "actors/actors.h"
 #include "lib/parse.h"
-#include "patterns/patterns.h"
 #include "report.h"
 #include "style.h"
 #include "text_critical.h"
+#include "text_patterns.h"
 #include "text_actors.h"
 #include "file/tracefile.h"
 
@@ -100,7 +100,7 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 		text_actors_print(a->actors, a->tl, f, st);
 	if (a->critical)
 		text_critical_print(a->critical, a, f, st);
-	patterns__print(a->patterns, f, st);
+	text_patterns_print(a->patterns, f, st);
 	if (a->trace)
 		print_threads(a, f, st);
 	return ferror(f) ? -1 : 0;

@@ -25,6 +25,7 @@
 
 #include "patterns/miner.h"
 #include "patterns/miner_auto.h"
+#include "ref/miner_contains.h"
 
 static unsigned long long rng_state = 1;
 
@@ -270,7 +271,7 @@ int main(int argc, char **argv)
 	{
 		uint32_t tp[3] = { INTRUDER_BASE, INTRUDER_BASE + 3, INTRUDER_BASE + 4 }, cp, cn;
 
-		miner_data__count(d, tp, 3, 0, gap, &cp, &cn);
+		miner_contains_count(seqs, npos, seqs + npos, nneg, tp, 3, 0, gap, &cp, &cn);
 		printf("target_pos_count %u\ntarget_neg_count %u\n", cp, cn);
 	}
 
@@ -278,8 +279,8 @@ int main(int argc, char **argv)
 		struct miner_result *r;
 		char msg[256];
 
-		o.delta_ppm = MINER_PCT(delta);
-		o.alpha_ppm = MINER_PCT(alpha);
+		o.delta_ppm = PPM_PCT(delta);
+		o.alpha_ppm = PPM_PCT(alpha);
 		err = miner_data__mine(d, &o, &r);
 		if (err) {
 			fprintf(stderr, "mine: %s\n", strerror(-err));

@@ -85,8 +85,8 @@ Test(chance, one_length_is_consgapminer)
 			neg[j] = len;
 		cr_assert_eq(chance__init(&c, pos, npos, neg, nneg), 0);
 		for (size_t a = 0; a < sizeof(alpha_pct) / sizeof(alpha_pct[0]); a++)
-			cr_assert_eq(chance__max_neg(&c, MINER_PCT(alpha_pct[a])),
-				     miner_max_neg(MINER_PCT(alpha_pct[a]), nneg), "npos %u nneg %u alpha %u %%", npos,
+			cr_assert_eq(chance__max_neg(&c, PPM_PCT(alpha_pct[a])),
+				     miner_max_neg(PPM_PCT(alpha_pct[a]), nneg), "npos %u nneg %u alpha %u %%", npos,
 				     nneg, alpha_pct[a]);
 		for (uint32_t k = 0; k <= nneg; k++)
 			cr_assert_float_eq(chance__expected(&c, k), (double)k * npos / nneg, 1e-9 * npos);
@@ -148,7 +148,7 @@ Test(chance, expected_and_max_neg_against_brute_force)
 				cr_assert_geq(chance__expected(&c, k) + 1e-9, (double)k * npos / nneg);
 		}
 		for (size_t a = 0; a < sizeof(alpha_pct) / sizeof(alpha_pct[0]); a++) {
-			uint32_t ppm = MINER_PCT(alpha_pct[a]), want = 0;
+			uint32_t ppm = PPM_PCT(alpha_pct[a]), want = 0;
 
 			/* the largest count within alpha, scanning every count */
 			for (uint32_t k = 0; k <= miner_max_neg(ppm, nneg); k++)
@@ -348,12 +348,12 @@ Test(chance, bad_input)
 	/* nothing kept, or kept windows of no length: no chance count */
 	cr_assert_eq(chance__init(&c, pos, 2, NULL, 0), 0);
 	cr_assert_eq(chance__expected(&c, 0), 0);
-	cr_assert_eq(chance__max_neg(&c, MINER_PCT(50)), 0);
+	cr_assert_eq(chance__max_neg(&c, PPM_PCT(50)), 0);
 	chance__free(&c);
 	cr_assert_eq(chance__init(&c, pos, 2, zero, 2), 0);
 	cr_assert_float_eq(chance__expected(&c, 1), 1.0, 1e-12);	/* 1 of 2 kept, of 2 breaks */
 	cr_assert_eq(chance__rate(&c, 1), 0);
-	cr_assert_eq(chance__max_neg(&c, MINER_PCT(50)), 1);
+	cr_assert_eq(chance__max_neg(&c, PPM_PCT(50)), 1);
 	chance__free(&c);
 }
 
@@ -379,8 +379,8 @@ Test(chance, miner_unchanged_by_equal_lengths)
 			len[i] = 1000;
 		}
 		miner_opts_default(&o);
-		o.delta_ppm = MINER_PCT(tu_rand_range(&seed, 30, 100));
-		o.alpha_ppm = MINER_PCT(alpha_pct[tu_rand_range(&seed, 0, 15)]);
+		o.delta_ppm = PPM_PCT(tu_rand_range(&seed, 30, 100));
+		o.alpha_ppm = PPM_PCT(alpha_pct[tu_rand_range(&seed, 0, 15)]);
 		o.gap_max = (uint32_t)tu_rand_range(&seed, 0, 2);
 		cr_assert_eq(miner_data__new(seq, npos, seq + npos, nneg, &o, &d), 0);
 		cr_assert_eq(miner_data__mine(d, &o, &a), 0);

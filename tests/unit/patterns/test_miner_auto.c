@@ -58,7 +58,7 @@ Test(miner_auto, tv5_strict_corner)
 	cr_assert(r->found);
 	cr_assert_eq(r->round, 0);
 	cr_assert_eq(r->nruns, 1);
-	cr_assert_eq(r->runs[0].delta_ppm, MINER_PCT(100));
+	cr_assert_eq(r->runs[0].delta_ppm, PPM_PCT(100));
 	cr_assert_eq(r->runs[0].alpha_ppm, 0);
 	cr_assert_eq(r->npatterns, 1);
 	pattern_str(&r->patterns[0], s);
@@ -110,8 +110,8 @@ Test(miner_auto, target_needs_both_relaxed)
 	cr_assert_str_eq(s, "ABC");
 	cr_assert_eq(r->patterns[0].pos_count, 9);
 	cr_assert_eq(r->patterns[0].neg_count, 1);
-	cr_assert_eq(r->patterns[0].delta_ppm, MINER_PCT(90));
-	cr_assert_eq(r->patterns[0].alpha_ppm, MINER_PCT(10));
+	cr_assert_eq(r->patterns[0].delta_ppm, PPM_PCT(90));
+	cr_assert_eq(r->patterns[0].alpha_ppm, PPM_PCT(10));
 	cr_assert_eq(r->patterns[0].nruns, 1);
 	cr_assert_float_eq(r->patterns[0].score, 0.8, 1e-12);
 	/* Only distinct (min_pos, max_neg) pairs ran: (10,0) (9,0) (10,1)
@@ -134,20 +134,20 @@ Test(miner_auto, target_needs_both_relaxed)
 	miner_auto_opts_default(&o);
 	o.base.gap_max = 0;
 	o.fix_delta = true;
-	o.base.delta_ppm = MINER_PCT(100);
+	o.base.delta_ppm = PPM_PCT(100);
 	cr_assert_eq(miner_auto_run(d, &o, &r), 0);
 	cr_assert(!r->found);
 	cr_assert_eq(r->npatterns, 0);
 	cr_assert_eq(r->nruns, 2);
 	cr_assert_eq(r->runs[1].max_neg, 2);
-	cr_assert_eq(r->runs[1].alpha_ppm, MINER_PCT(25));
+	cr_assert_eq(r->runs[1].alpha_ppm, PPM_PCT(25));
 	cr_assert_eq(r->round, r->runs[1].round);
 	miner_auto_result__free(r);
 
 	/* Fixing both is a single run. */
 	o.fix_alpha = true;
-	o.base.delta_ppm = MINER_PCT(90);
-	o.base.alpha_ppm = MINER_PCT(10);
+	o.base.delta_ppm = PPM_PCT(90);
+	o.base.alpha_ppm = PPM_PCT(10);
 	cr_assert_eq(miner_auto_run(d, &o, &r), 0);
 	cr_assert(r->found);
 	cr_assert_eq(r->nruns, 1);
@@ -157,12 +157,12 @@ Test(miner_auto, target_needs_both_relaxed)
 	/* A floor of 95 % never reaches 9 of 10. */
 	miner_auto_opts_default(&o);
 	o.base.gap_max = 0;
-	o.delta_floor_ppm = MINER_PCT(95);
+	o.delta_floor_ppm = PPM_PCT(95);
 	cr_assert_eq(miner_auto_run(d, &o, &r), 0);
 	cr_assert(!r->found);
 	for (uint32_t i = 0; i < r->nruns; i++) {
-		cr_assert_geq(r->runs[i].delta_ppm, MINER_PCT(95));
-		cr_assert_leq(r->runs[i].alpha_ppm, MINER_PCT(25));
+		cr_assert_geq(r->runs[i].delta_ppm, PPM_PCT(95));
+		cr_assert_leq(r->runs[i].alpha_ppm, PPM_PCT(25));
 	}
 	miner_auto_result__free(r);
 	miner_data__free(d);
@@ -190,9 +190,9 @@ Test(miner_auto, ranking)
 	miner_auto_opts_default(&o);
 	o.base.gap_max = 0;
 	o.fix_delta = true;
-	o.base.delta_ppm = MINER_PCT(50);
+	o.base.delta_ppm = PPM_PCT(50);
 	o.fix_alpha = true;
-	o.base.alpha_ppm = MINER_PCT(25);
+	o.base.alpha_ppm = PPM_PCT(25);
 	cr_assert_eq(miner_auto_run(d, &o, &r), 0);
 	cr_assert_eq(r->npatterns, 3);
 	for (int i = 0; i < 3; i++)
@@ -242,7 +242,7 @@ Test(miner_auto, invalid)
 	struct miner_auto_result *r = (void *)1;
 
 	miner_auto_opts_default(&o);
-	o.delta_floor_ppm = MINER_PPM_ONE + 1;
+	o.delta_floor_ppm = PPM_ONE + 1;
 	cr_assert_eq(miner_auto_run(d, &o, &r), -EINVAL);
 	cr_assert_null(r);
 	miner_auto_opts_default(&o);
@@ -308,8 +308,8 @@ Test(miner_auto, random_consistency, .timeout = 300)
 				if (ru->round == r->runs[k - 1].round)
 					cr_assert_lt(ru->delta_ppm, r->runs[k - 1].delta_ppm);
 			}
-			cr_assert_geq(ru->delta_ppm, MINER_PCT(50));
-			cr_assert_leq(ru->alpha_ppm, MINER_PCT(25));
+			cr_assert_geq(ru->delta_ppm, PPM_PCT(50));
+			cr_assert_leq(ru->alpha_ppm, PPM_PCT(25));
 			mo.delta_ppm = ru->delta_ppm;
 			mo.alpha_ppm = ru->alpha_ppm;
 			cr_assert_eq(miner_data__mine(d, &mo, &mr), 0);
@@ -366,8 +366,8 @@ Test(miner_auto, random_consistency, .timeout = 300)
 
 				if (r->found && rr > r->round)
 					continue;
-				mo.delta_ppm = MINER_PCT(grid_delta[i]);
-				mo.alpha_ppm = MINER_PCT(grid_alpha[j]);
+				mo.delta_ppm = PPM_PCT(grid_delta[i]);
+				mo.alpha_ppm = PPM_PCT(grid_alpha[j]);
 				cr_assert_eq(miner_data__mine(d, &mo, &mr), 0);
 				if (!r->found || rr < r->round)
 					cr_assert_eq(mr->npatterns, 0, "iteration %d: (%u%%, %u%%) finds %u", it,

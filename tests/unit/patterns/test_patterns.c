@@ -1,304 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * patterns: the emerging-patterns stage on synthetic schedules with a
- * planted disturbance, its bounds and status cases, its renderings, and the
- * whole path (windows -> symbols -> miner -> names) against an independent
- * brute-force enumeration on random small schedules.
+ * planted disturbance (synth_sched.h), its bounds and status cases, and its
+ * renderings. The whole path against an independent brute-force
+ * enumeration is test_patterns_brute.c.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 
-#include "actors/actors.h"
 #include "patterns/miner.h"
 #include "patterns/patterns.h"
-#include "report/report.h"
-#include "synth_trace.h"
+#include "report/json_patterns.h"
+#include "report/text_patterns.h"
+#include "synth_sched.h"
 #include "testutil.h"
-#include "timeline/timeline.h"
-
-#define NR_READ 0
-#define NR_WRITE 1
-#define NR_FUTEX 202
-
-#define P 100000ull		/* the actor's period, ns */
-#define T0 1000000ull
-#define SRC 100			/* the actor's tid */
-#define SINK 101
-#define USB 200			/* the disturber */
-#define NOISE 300		/* NOISE .. NOISE + 4 */
-#define CC1 400			/* another cause of breaks */
-
-/* ---- a synthetic schedule ---- */
-
-enum gev_kind { G_RUN, G_SLEEP, G_SYSCALL, G_WAKE, G_IRQWAKE, G_IRQ, G_SOFTIRQ };
-
-struct gev {
-	uint64_t ts;
-	int kind, cpu;
-	uint32_t a, b;
-};
-
-struct sched_cfg {
-	int nwin;			/* invocations: windows are nwin + 1 */
-	const bool *brk;		/* nwin - 1 flags: interval k is a break */
-	const bool *plant;		/* nwin - 1 flags: the disturbance happens in it */
-	const bool *plant2;		/* nwin - 1 flags or NULL: cc1 runs in it */
-	const bool *no_write;		/* nwin - 1 flags or NULL: the disturber does not write */
-	int noise_min, noise_max;	/* noise events per interval */
-	unsigned long long seed;
-	bool lose_pos, lose_neg;	/* lose records in the first break / a kept period */
-};
-
-struct sched {
-	struct trace *t;
-	struct timeline *tl;
-	struct period_window w[256];
-	size_t nw;
-	uint32_t src;			/* timeline index of the actor */
-	/* as_actor(): the invocations and breaks the windows stand for */
-	struct actor_invocation inv[256];
-	struct actor_break brk[256];
-};
-
-struct gen {
-	struct synth *s;
-	uint32_t cur[2];
-	struct gev ev[64];
-	int n;
-};
-
-static void push(struct gen *g, uint64_t ts, int kind, int cpu, uint32_t a, uint32_t b)
-{
-	cr_assert_lt(g->n, 64);
-	g->ev[g->n++] = (struct gev){ ts, kind, cpu, a, b };
-}
-
-static int by_ts(const void *x, const void *y)
-{
-	const struct gev *a = x, *b = y;
-
-	return a->ts < b->ts ? -1 : a->ts > b->ts;
-}
-
-/* Emits the buffered events of one interval in time order. */
-static void flush(struct gen *g)
-{
-	qsort(g->ev, g->n, sizeof(g->ev[0]), by_ts);
-	for (int i = 0; i < g->n; i++) {
-		const struct gev *e = &g->ev[i];
-		uint32_t prev = g->cur[e->cpu];
-
-		switch (e->kind) {
-		case G_RUN:
-			synth_switch(g->s, e->ts, e->cpu, prev, prev, SYN_PREEMPT, e->a, e->a);
-			g->cur[e->cpu] = e->a;
-			break;
-		case G_SLEEP:
-			synth_switch(g->s, e->ts, e->cpu, prev, prev, SYN_SLEEP, 0, 0);
-			g->cur[e->cpu] = 0;
-			break;
-		case G_SYSCALL:
-			if (prev)
-				synth_syscall(g->s, e->ts, e->ts + 1, prev, prev, e->a, 0, 0);
-			break;
-		case G_WAKE:
-			synth_wakeup(g->s, e->ts, e->a, e->a, e->b, e->b, e->cpu);
-			break;
-		case G_IRQWAKE:
-			synth_wakeup(g->s, e->ts, 0, 0, e->b, e->b, e->cpu);
-			g->s->t->wk[g->s->t->nwk - 1].h.flags = QT_WAKE_HARDIRQ;
-			g->s->t->wk[g->s->t->nwk - 1].waker_irq = e->a;
-			break;
-		case G_IRQ:
-			synth_irq(g->s, e->ts, e->ts + 2, e->cpu, e->a, 0, prev);
-			break;
-		case G_SOFTIRQ:
-			synth_irq(g->s, e->ts, e->ts + 2, e->cpu, e->a, 1, prev);
-			break;
-		}
-	}
-	g->n = 0;
-}
-
-static void add_irq_name(struct trace *t, uint32_t irq, const char *name)
-{
-	t->irqn = trace__grow_records(t->irqn, t->nirqn + 1, sizeof(*t->irqn));
-	cr_assert(t->irqn);
-	memset(&t->irqn[t->nirqn], 0, sizeof(*t->irqn));
-	t->irqn[t->nirqn].irq = irq;
-	snprintf(t->irqn[t->nirqn].name, sizeof(t->irqn[0].name), "%s", name);
-	t->nirqn++;
-}
-
-/*
- * The actor src runs at every invocation (switch in, write, wakes sink,
- * sleeps) on CPU 0; noise threads run, call read/write/futex, and take
- * SCHED softirqs and IRQ 30 (eth0) on CPU 1. Where cfg->plant says so, the
- * disturbance: IRQ 24 (xhci_hcd) on CPU 0, which wakes usb-storage, which
- * runs and writes. A break interval is 3 periods long.
- */
-static void sched_build(struct sched *sc, const struct sched_cfg *c)
-{
-	uint64_t t = T0, stop;
-	unsigned long long seed = c->seed;
-	struct gen g = { 0 };
-	int64_t inv[256];
-	bool lost_pos = false, lost_neg = false;
-
-	cr_assert_lt(c->nwin, 250);
-	for (int k = 0; k < c->nwin; k++) {
-		inv[k] = (int64_t)t;
-		t += k + 1 < c->nwin && c->brk[k] ? 3 * P : P;
-	}
-	stop = t + P;
-	g.s = synth_new(0, stop, 2);
-	synth_thread(g.s, SRC, SRC, "src");
-	synth_thread(g.s, SINK, SINK, "sink");
-	synth_thread(g.s, USB, USB, "usb-storage");
-	synth_thread(g.s, CC1, CC1, "cc1");
-	for (int j = 0; j < 5; j++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "noise%d", j);
-		synth_thread(g.s, NOISE + j, NOISE + j, name);
-	}
-	for (int k = 0; k < c->nwin; k++) {
-		uint64_t a = (uint64_t)inv[k], b = k + 1 < c->nwin ? (uint64_t)inv[k + 1] : stop;
-		uint64_t x = 0;
-		int nn = (int)tu_rand_range(&seed, c->noise_min, c->noise_max);
-
-		push(&g, a, G_RUN, 0, SRC, 0);
-		push(&g, a + 10, G_SYSCALL, 0, NR_WRITE, 0);
-		push(&g, a + 20, G_WAKE, 0, SRC, SINK);
-		push(&g, a + 30, G_SLEEP, 0, 0, 0);
-		if (k + 1 < c->nwin && c->plant[k]) {
-			x = a + P / 2 + (uint64_t)tu_rand_range(&seed, 0, P / 4);
-			push(&g, x, G_IRQ, 0, 24, 0);
-			push(&g, x + 5, G_IRQWAKE, 0, 24, USB);
-			push(&g, x + 10, G_RUN, 0, USB, 0);
-			if (!c->no_write || !c->no_write[k])
-				push(&g, x + 15, G_SYSCALL, 0, NR_WRITE, 0);
-			push(&g, x + 20, G_SLEEP, 0, 0, 0);
-		}
-		if (k + 1 < c->nwin && c->plant2 && c->plant2[k]) {
-			push(&g, a + P / 4, G_RUN, 0, CC1, 0);
-			push(&g, a + P / 4 + 5, G_SYSCALL, 0, NR_READ, 0);
-			push(&g, a + P / 4 + 10, G_SLEEP, 0, 0, 0);
-		}
-		for (int i = 0; i < nn; i++) {
-			uint64_t ts;
-			int what = (int)tu_rand_range(&seed, 0, 4);
-
-			do
-				ts = a + 100 + (uint64_t)tu_rand_range(&seed, 0, (long long)(b - a - 200));
-			while (x && ts + 2 >= x && ts <= x + 25);
-			switch (what) {
-			case 0:
-			case 1:
-				push(&g, ts, G_RUN, 1, NOISE + (uint32_t)tu_rand_range(&seed, 0, 4), 0);
-				break;
-			case 2: {
-				static const uint32_t nrs[] = { NR_READ, NR_WRITE, NR_FUTEX };
-
-				push(&g, ts, G_SYSCALL, 1, nrs[tu_rand_range(&seed, 0, 2)], 0);
-				break;
-			}
-			case 3:
-				push(&g, ts, G_SOFTIRQ, 1, 7, 0);
-				break;
-			default:
-				push(&g, ts, G_IRQ, 1, 30, 0);
-			}
-		}
-		flush(&g);
-		/* Lost records: the ring buffer overflowed on CPU 1 in this interval. */
-		if (k + 1 < c->nwin && c->lose_pos && c->brk[k] && !lost_pos) {
-			synth_lost(g.s, 1, a + 50, a + 60, 7);
-			lost_pos = true;
-		} else if (k + 1 < c->nwin && c->lose_neg && !c->brk[k] && k > 0 && !lost_neg) {
-			synth_lost(g.s, 1, a + 50, a + 60, 3);
-			lost_neg = true;
-		}
-	}
-	sc->t = synth_finish(g.s);
-	add_irq_name(sc->t, 24, "xhci_hcd");
-	add_irq_name(sc->t, 30, "eth0");
-	cr_assert_eq(timeline__build(sc->t, NULL, &sc->tl), 0);
-	/* The windows of ALGORITHMS.md §3.3: before the first invocation, between
-	 * invocations, after the last (closed). */
-	sc->nw = 0;
-	sc->w[sc->nw++] = (struct period_window){ 0, inv[0], false, false, SIZE_MAX };
-	for (int k = 0; k + 1 < c->nwin; k++)
-		sc->w[sc->nw++] = (struct period_window){ inv[k], inv[k + 1], false, c->brk[k], (size_t)k };
-	sc->w[sc->nw++] = (struct period_window){ inv[c->nwin - 1], (int64_t)stop, true, false,
-						  (size_t)c->nwin - 1 };
-	sc->src = TL_NONE;
-	for (size_t i = 0; i < sc->tl->nthreads; i++)
-		if (sc->tl->threads[i].tid == SRC)
-			sc->src = (uint32_t)i;
-	cr_assert_neq(sc->src, TL_NONE);
-}
-
-/*
- * a as the actors stage would have made it of the scenario: its
- * invocations start the windows, and its breaks (unless the test gives its
- * own, with their lateness) are the positive ones. The stage derives the
- * windows from those again (actor_windows): they must be the scenario's.
- */
-static void as_actor(struct actor *a, struct sched *sc)
-{
-	struct period_window got[256];
-
-	a->kind = ACTOR_THREAD;
-	a->thread = sc->src;
-	snprintf(a->name, sizeof(a->name), "src/%d", SRC);
-	a->ninv = sc->nw - 1;
-	a->nwindows = sc->nw;
-	for (size_t k = 0; k < a->ninv; k++)
-		sc->inv[k] = (struct actor_invocation){ .start_ns = sc->w[k + 1].start_ns,
-							.end_ns = sc->w[k + 1].start_ns };
-	a->inv = sc->inv;
-	if (!a->breaks) {
-		a->nbreaks = 0;
-		for (size_t k = 1; k + 1 < sc->nw; k++)
-			if (sc->w[k].positive)
-				sc->brk[a->nbreaks++] = (struct actor_break){ .before = k - 1, .late = k };
-		a->breaks = sc->brk;
-	}
-	actor_windows(a, sc->tl, got);
-	for (size_t k = 0; k < sc->nw; k++)
-		cr_assert((k == 0 || got[k].start_ns == sc->w[k].start_ns) && got[k].end_ns == sc->w[k].end_ns &&
-			  got[k].end_closed == sc->w[k].end_closed && got[k].positive == sc->w[k].positive &&
-			  got[k].before == sc->w[k].before, "window %zu", k);
-}
-
-static void sched_free(struct sched *sc)
-{
-	timeline__free(sc->tl);
-	trace__free(sc->t);
-}
-
-/* A pattern as "a|b|c". */
-static const char *pjoin(const struct pattern *p, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (uint32_t k = 0; k < p->len; k++)
-		n += snprintf(buf + n, len - n, "%s%s", k ? "|" : "", p->events[k]);
-	return buf;
-}
-
-static const struct pattern *find(const struct patterns_result *r, const char *joined)
-{
-	char b[512];
-
-	for (size_t i = 0; i < r->n; i++)
-		if (!strcmp(pjoin(&r->v[i], b, sizeof(b)), joined))
-			return &r->v[i];
-	return NULL;
-}
 
 /* ---- renderings ---- */
 
@@ -314,11 +29,11 @@ static char *render(const struct patterns_result *r, bool json, int verbose)
 		json_writer_t *w = jsonw_new(f, true);
 
 		jsonw_start_object(w);
-		patterns__json(r, w);
+		json_patterns_write(r, w);
 		jsonw_end_object(w);
 		jsonw_destroy(&w);
 	} else {
-		patterns__print(r, f, &st);
+		text_patterns_print(r, f, &st);
 	}
 	fclose(f);
 	return buf;
@@ -605,7 +320,7 @@ Test(patterns, nothing_to_mine)
 	struct patterns_result *r;
 	struct actors_result ar = { 0 };
 	struct actor a = { 0 };
-	struct analysis_opts ao;
+	struct patterns_opts o;
 
 	sched_build(&sc, &c);
 	cr_assert_eq(patterns__mine_windows(sc.tl, sc.w, sc.nw, sc.src, NULL, &r), 0);
@@ -627,15 +342,15 @@ Test(patterns, nothing_to_mine)
 	patterns__free(r);
 
 	/* The stage: no actors, no upstream actor, then one. */
-	analysis_opts_default(&ao);
-	cr_assert_eq(patterns__analyse(sc.tl, NULL, &ao, &r), 0);
+	patterns_opts_default(&o);
+	cr_assert_eq(patterns__analyse(sc.tl, NULL, &o, &r), 0);
 	cr_assert_str_eq(r->status, "no actor was studied");
 	cr_assert_eq(r->actor, -1);
 	patterns__free(r);
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = -1;
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_str_eq(r->status, "no periodic actor breaks its period");
 	patterns__free(r);
 	sched_free(&sc);
@@ -643,8 +358,8 @@ Test(patterns, nothing_to_mine)
 	thirty(&sc, brk, plant, 7, true, 6);
 	as_actor(&a, &sc);
 	ar.upstream = 0;
-	ao.gap = 1;
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	o.gap = 1;
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_null(r->status);
 	cr_assert_eq(r->actor, 0);
 	cr_assert_str_eq(r->actor_name, "src/100");
@@ -667,7 +382,7 @@ Test(patterns, minor_breaks_left_out)
 	struct actors_result ar = { 0 };
 	struct actor a = { 0 };
 	struct actor_break b[5] = { 0 };
-	struct analysis_opts ao;
+	struct patterns_opts o;
 	static const size_t at[5] = { 2, 5, 12, 19, 26 };
 	char *s;
 
@@ -685,8 +400,8 @@ Test(patterns, minor_breaks_left_out)
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
-	analysis_opts_default(&ao);
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	patterns_opts_default(&o);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->windows_pos, 5);
 	cr_assert_eq(r->minor_breaks, 1);
 	cr_assert_eq(r->min_lateness_ns, (int64_t)P / 10);
@@ -703,7 +418,7 @@ Test(patterns, minor_breaks_left_out)
 	/* Every break minor. */
 	for (int i = 0; i < 5; i++)
 		b[i].lateness_ns = 1;
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->minor_breaks, 5);
 	cr_assert_eq(r->npos, 0);
 	cr_assert_str_eq(r->status, "every break is minor (late by less than min_lateness)");
@@ -726,7 +441,7 @@ Test(patterns, severity_levels)
 	struct actors_result ar = { 0 };
 	struct actor a = { 0 };
 	struct actor_break b[12] = { 0 };
-	struct analysis_opts ao;
+	struct patterns_opts o;
 	const struct pattern *p;
 	size_t nb = 0;
 	char *s;
@@ -749,8 +464,8 @@ Test(patterns, severity_levels)
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
-	analysis_opts_default(&ao);
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	patterns_opts_default(&o);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->npos, 12);
 	cr_assert_eq(r->nneg, 29);
 	cr_assert_eq(r->nlevels, 2);
@@ -800,18 +515,14 @@ Test(patterns, severity_levels)
 	patterns__free(r);
 
 	/* Without severity levels: all breaks only. */
-	{
-		struct patterns_opts o;
-
-		patterns_opts_default(&o);
-		o.no_severity = true;
-		cr_assert_eq(patterns__analyse_opts(sc.tl, &ar, &o, &r), 0);
-		cr_assert_eq(r->nlevels, 1);
-		cr_assert_eq(r->n, 6);
-		cr_assert_eq(r->v[0].level, 0);
-		cr_assert_float_eq(r->v[0].score, 0.5, 1e-12);
-		patterns__free(r);
-	}
+	patterns_opts_default(&o);
+	o.no_severity = true;
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
+	cr_assert_eq(r->nlevels, 1);
+	cr_assert_eq(r->n, 6);
+	cr_assert_eq(r->v[0].level, 0);
+	cr_assert_float_eq(r->v[0].score, 0.5, 1e-12);
+	patterns__free(r);
 
 	sched_free(&sc);
 }
@@ -831,7 +542,7 @@ Test(patterns, extreme_breaks_set_aside)
 	struct actors_result ar = { 0 };
 	struct actor a = { 0 };
 	struct actor_break b[14] = { 0 };
-	struct analysis_opts ao;
+	struct patterns_opts o;
 	const struct pattern *p;
 	size_t nb = 0;
 
@@ -852,8 +563,8 @@ Test(patterns, extreme_breaks_set_aside)
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
-	analysis_opts_default(&ao);
-	cr_assert_eq(patterns__analyse(sc.tl, &ar, &ao, &r), 0);
+	patterns_opts_default(&o);
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->npos, 14);
 	cr_assert_geq(r->nlevels, 2);
 	cr_assert(!r->levels[0].found);
@@ -983,379 +694,4 @@ Test(patterns, renderings)
 	free(s);
 	patterns__free(r);
 	sched_free(&sc);
-}
-
-/* ---- the whole path against brute force ---- */
-
-/* Independent naming of the stream events, in the words of vocab.h. */
-static void naive_name(const struct timeline *tl, const struct tl_event *e, uint32_t drop, char *out,
-		       size_t len)
-{
-	out[0] = '\0';
-	switch (e->kind) {
-	case TL_EV_RUN:
-		if (tl->runs[e->idx].thread != drop)
-			snprintf(out, len, "%s switched in", tl->threads[tl->runs[e->idx].thread].comm);
-		break;
-	case TL_EV_SYSCALL: {
-		const struct tl_syscall *s = &tl->sc[e->idx];
-		const char *nr = s->nr == NR_READ ? "read" : s->nr == NR_WRITE ? "write" : "futex";
-
-		if (s->thread != drop)
-			snprintf(out, len, "%s by %s", nr, tl->threads[s->thread].comm);
-		break;
-	}
-	case TL_EV_WAKEUP: {
-		const struct tl_wakeup *w = &tl->wk[e->idx];
-
-		if (w->waker == drop || w->wakee == drop)
-			break;
-		if (w->flags & QT_WAKE_HARDIRQ)
-			snprintf(out, len, "irq %u xhci_hcd wakes %s", w->irq, tl->threads[w->wakee].comm);
-		else
-			snprintf(out, len, "%s wakes %s", tl->threads[w->waker].comm, tl->threads[w->wakee].comm);
-		break;
-	}
-	case TL_EV_IRQ: {
-		const struct tl_irq *q = &tl->irqs[e->idx];
-
-		if (q->soft)
-			snprintf(out, len, "softirq SCHED");
-		else
-			snprintf(out, len, "irq %u %s", q->num, q->num == 24 ? "xhci_hcd" : "eth0");
-		break;
-	}
-	}
-}
-
-#define MAXN 64		/* distinct names */
-#define MAXL 512	/* events per subtrace */
-
-#define BL_MAX 8
-
-struct naive {
-	char names[MAXN][64];
-	int nnames;
-	int seq[300][MAXL];
-	int len[300];
-	bool pos[300];
-	double ns[300];		/* the window's length */
-	int n;
-};
-
-static int naive_id(struct naive *nv, const char *s)
-{
-	for (int i = 0; i < nv->nnames; i++)
-		if (!strcmp(nv->names[i], s))
-			return i;
-	cr_assert_lt(nv->nnames, MAXN);
-	snprintf(nv->names[nv->nnames], 64, "%s", s);
-	return nv->nnames++;
-}
-
-static void naive_build(struct naive *nv, const struct sched *sc)
-{
-	nv->n = 0;
-	nv->nnames = 0;
-	for (size_t k = 0; k < sc->nw; k++) {
-		const struct period_window *w = &sc->w[k];
-		int *q = nv->seq[nv->n], n = 0, last = -1;
-
-		if (timeline__missing(sc->tl, -1, w->start_ns, w->end_ns))
-			continue;
-		/* every event kind, in time order: scan the timeline's arrays */
-		struct tl_event *ev;
-		size_t nev;
-
-		cr_assert_eq(timeline__stream(sc->tl, NULL, 0, &ev, &nev), 0);
-		for (size_t i = 0; i < nev; i++) {
-			char name[64];
-			int id;
-
-			if ((int64_t)ev[i].ts < w->start_ns || (int64_t)ev[i].ts > w->end_ns ||
-			    ((int64_t)ev[i].ts == w->end_ns && !w->end_closed))
-				continue;
-			naive_name(sc->tl, &ev[i], sc->src, name, sizeof(name));
-			if (!name[0])
-				continue;
-			id = naive_id(nv, name);
-			if (id == last)
-				continue;
-			cr_assert_lt(n, MAXL);
-			q[n++] = last = id;
-		}
-		free(ev);
-		nv->len[nv->n] = n;
-		nv->pos[nv->n] = w->positive;
-		nv->ns[nv->n] = (double)(w->end_ns - w->start_ns);
-		nv->n++;
-	}
-}
-
-static bool naive_at(const int *p, int m, const int *t, int n, int i, int g)
-{
-	if (m == 1)
-		return true;
-	for (int j = i + 1; j <= i + g + 1 && j < n; j++)
-		if (t[j] == p[1] && naive_at(p + 1, m - 1, t, n, j, g))
-			return true;
-	return false;
-}
-
-static bool naive_contains(const int *p, int m, const int *t, int n, int g)
-{
-	for (int i = 0; i < n; i++)
-		if (t[i] == p[0] && naive_at(p, m, t, n, i, g))
-			return true;
-	return false;
-}
-
-static void naive_count(const struct naive *nv, const int *p, int m, int g, uint32_t *cp, uint32_t *cn)
-{
-	*cp = *cn = 0;
-	for (int k = 0; k < nv->n; k++)
-		if (naive_contains(p, m, nv->seq[k], nv->len[k], g))
-			(*(nv->pos[k] ? cp : cn))++;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * chance.h's rate of an activity in cn kept windows, by bisection on
- * sum_j min(1, r l_j) = cn rather than chance.c's closed form.
- */
-static double naive_rate(const struct naive *nv, uint32_t cn)
-{
-	double lo = 0, hi = 1;
-	uint32_t nneg = 0;
-
-	for (int k = 0; k < nv->n; k++)
-		nneg += !nv->pos[k];
-	if (!cn)
-		return 0;
-	if (cn >= nneg)
-		return INFINITY;
-	for (int it = 0; it < 200; it++) {
-		double mid = (lo + hi) / 2, f = 0;
-
-		for (int k = 0; k < nv->n; k++)
-			if (!nv->pos[k])
-				f += fmin(1, mid * nv->ns[k]);
-		if (f < cn)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
-}
-
-/* Whether chance alone explains a pattern's count in the breaks at alpha (chance.h, miner.h). */
-static bool naive_by_chance(const struct naive *nv, const int *p, int m, uint32_t cn, int g, uint32_t alpha_pct,
-			    bool items_only)
-{
-	uint32_t npos = 0, nneg = 0;
-	double r = naive_rate(nv, cn), own = 0, items = 0, rates[BL_MAX], bound;
-
-	for (int k = 0; k < nv->n; k++) {
-		npos += nv->pos[k];
-		nneg += !nv->pos[k];
-	}
-	bound = alpha_pct / 100.0 * npos * (1 + 1e-9);
-	for (int j = 0; j < m; j++) {
-		uint32_t cp1, cn1;
-
-		naive_count(nv, &p[j], 1, g, &cp1, &cn1);
-		rates[j] = naive_rate(nv, cn1);
-	}
-	{
-		double kept[300], med, base = 1;
-		int nk = 0;
-
-		for (int k = 0; k < nv->n; k++)
-			if (!nv->pos[k])
-				kept[nk++] = nv->ns[k];
-		qsort(kept, nk, sizeof(kept[0]), cmp_dbl);
-		med = nk ? (kept[(nk - 1) / 2] + kept[nk / 2]) / 2 : 0;
-		for (int j = 0; j < m; j++)
-			base *= rates[j] > 0 ? fmin(1, rates[j] * med) : 0;
-		for (int k = 0; k < nv->n; k++) {
-			double q = 1;
-
-			if (!nv->pos[k])
-				continue;
-			if (nv->ns[k] > 0)
-				own += fmin(1, r * nv->ns[k]);
-			for (int j = 0; j < m; j++)
-				q *= rates[j] > 0 ? fmin(1, rates[j] * nv->ns[k]) : 0;
-			items += fmin(1, (nneg ? fmin(1, (double)cn / nneg) : 0) + fmax(0, q - base));
-		}
-	}
-	own = fmax(own, nneg ? (double)cn * npos / nneg : 0);
-	/* the first bounds the counts the search takes as emerging; the second filters its minimal ones */
-	return items_only ? m > 1 && items > bound : own > bound;
-}
-
-#define BL 4	/* pattern length searched */
-
-struct cand {
-	int len;
-	int s[BL];
-	uint32_t cp, cn;
-	bool emerging;
-};
-
-static int cmp_cand(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->len != y->len)
-		return x->len - y->len;
-	for (int i = 0; i < x->len; i++)
-		if (x->s[i] != y->s[i])
-			return x->s[i] - y->s[i];
-	return 0;
-}
-
-/* Every g-gap embedding of length <= BL in a D_pos sequence. */
-static void enum_from(const int *t, int n, int i, int g, struct cand *cur, struct cand *out, size_t *nout,
-		      size_t cap)
-{
-	cur->s[cur->len++] = t[i];
-	cr_assert_lt(*nout, cap);
-	out[(*nout)++] = *cur;
-	if (cur->len < BL)
-		for (int j = i + 1; j <= i + g + 1 && j < n; j++)
-			enum_from(t, n, j, g, cur, out, nout, cap);
-	cur->len--;
-}
-
-static bool cand_emerging(const struct cand *c, size_t nc, const int *p, int m)
-{
-	struct cand key = { .len = m };
-	const struct cand *f;
-
-	memcpy(key.s, p, m * sizeof(int));
-	f = bsearch(&key, c, nc, sizeof(*c), cmp_cand);
-	return f && f->emerging;
-}
-
-Test(patterns, whole_path_equals_brute_force, .timeout = 120)
-{
-	enum { SEEDS = 1000 };
-	static const uint32_t deltas[] = { 50, 75, 100 };
-	static const uint32_t alphas[] = { 0, 10, 25 };
-	size_t cap = 400000;
-	struct cand *c = malloc(cap * sizeof(*c));
-	struct naive *nv = malloc(sizeof(*nv));
-	unsigned long long rs = 99;
-	size_t total = 0, longer = 0, nonempty = 0;
-
-	cr_assert(c && nv);
-	for (int seed = 1; seed <= SEEDS; seed++) {
-		bool brk[40] = { 0 }, plant[40] = { 0 };
-		int nwin = (int)tu_rand_range(&rs, 8, 30);
-		struct sched_cfg cfg = { .nwin = nwin, .brk = brk, .plant = plant, .noise_min = 0,
-					 .noise_max = (int)tu_rand_range(&rs, 2, 8), .seed = (unsigned long long)seed };
-		struct sched sc;
-		struct patterns_opts o;
-		struct patterns_result *r;
-		uint32_t dp = deltas[tu_rand_range(&rs, 0, 2)], ap = alphas[tu_rand_range(&rs, 0, 2)];
-		uint32_t npos = 0, nneg = 0, minp, maxn;
-		size_t nc = 0, u = 0, nmin = 0;
-		int g = (int)tu_rand_range(&rs, 0, 3);
-		struct cand cur = { 0 };
-
-		for (int k = 0; k + 1 < nwin; k++) {
-			brk[k] = tu_rand_range(&rs, 0, 4) == 0;
-			plant[k] = brk[k] ? tu_rand_range(&rs, 0, 5) > 0 : tu_rand_range(&rs, 0, 15) == 0;
-		}
-		brk[tu_rand_range(&rs, 0, nwin - 2)] = true;
-		sched_build(&sc, &cfg);
-		naive_build(nv, &sc);
-
-		patterns_opts_default(&o);
-		o.delta = dp / 100.0;
-		o.alpha = ap / 100.0;
-		o.gap = g;
-		o.max_len = BL;
-		o.keep = 0;
-		cr_assert_eq(patterns__mine_windows(sc.tl, sc.w, sc.nw, sc.src, &o, &r), 0);
-
-		for (int k = 0; k < nv->n; k++) {
-			npos += nv->pos[k];
-			nneg += !nv->pos[k];
-			if (nv->pos[k])
-				for (int i = 0; i < nv->len[k]; i++)
-					enum_from(nv->seq[k], nv->len[k], i, g, &cur, c, &nc, cap);
-		}
-		cr_assert_eq(r->npos, npos, "seed %d", seed);
-		cr_assert_eq(r->nneg, nneg, "seed %d", seed);
-		cr_assert_eq(r->vocabulary <= (uint32_t)nv->nnames, true, "seed %d", seed);
-		minp = miner_min_pos(MINER_PCT(dp), npos);
-		maxn = miner_max_neg(MINER_PCT(ap), nneg);
-		qsort(c, nc, sizeof(*c), cmp_cand);
-		for (size_t i = 0; i < nc; i++)
-			if (!u || cmp_cand(&c[u - 1], &c[i]))
-				c[u++] = c[i];
-		nc = u;
-		for (size_t i = 0; i < nc; i++) {
-			naive_count(nv, c[i].s, c[i].len, g, &c[i].cp, &c[i].cn);
-			c[i].emerging = c[i].cp >= minp && c[i].cn <= maxn &&
-					!naive_by_chance(nv, c[i].s, c[i].len, c[i].cn, g, ap, false);
-		}
-		/* minimal: no proper subsequence emerging */
-		for (size_t i = 0; i < nc; i++) {
-			bool minimal = c[i].emerging;
-
-			for (unsigned mask = 1; minimal && mask + 1 < (1u << c[i].len); mask++) {
-				int sub[BL], m = 0;
-
-				for (int k = 0; k < c[i].len; k++)
-					if (mask & (1u << k))
-						sub[m++] = c[i].s[k];
-				minimal = !cand_emerging(c, nc, sub, m);
-			}
-			if (!minimal || naive_by_chance(nv, c[i].s, c[i].len, c[i].cn, g, ap, true))
-				continue;
-			nmin++;
-			longer += c[i].len > 1;
-			{
-				char joined[512];
-				size_t n = 0;
-				const struct pattern *p;
-
-				for (int k = 0; k < c[i].len; k++)
-					n += snprintf(joined + n, sizeof(joined) - n, "%s%s", k ? "|" : "",
-						      nv->names[c[i].s[k]]);
-				p = find(r, joined);
-				cr_assert_not_null(p, "seed %d: %s [%u/%u] missing", seed, joined, c[i].cp, c[i].cn);
-				cr_assert_eq(p->count_pos, c[i].cp, "seed %d: %s", seed, joined);
-				cr_assert_eq(p->count_neg, c[i].cn, "seed %d: %s", seed, joined);
-			}
-		}
-		cr_assert_eq(r->n, nmin, "seed %d: %zu patterns, brute force %zu (bounds %s)", seed, r->n, nmin,
-			     r->bounds_text);
-		cr_assert_eq(r->bounds & ~MINER_BOUND_MAX_LEN, 0, "seed %d: %s", seed, r->bounds_text);
-		total += nmin;
-		nonempty += nmin > 0;
-		/* ranked by score, then shorter */
-		for (size_t i = 1; i < r->n; i++)
-			cr_assert(r->v[i - 1].score > r->v[i].score - 1e-12, "seed %d", seed);
-		patterns__free(r);
-		sched_free(&sc);
-	}
-	/* The instances are not trivial (1000 seeds: 336 have patterns, 1345 in
-	 * all, 34 of them longer than one event; without the windows' lengths
-	 * 408, 1693 and 157: the noise is placed per window, not per time, so
-	 * a break's window of 3 periods holds no more of it, and chance.h's
-	 * model takes it for more likely there). */
-	cr_assert_gt(nonempty, SEEDS / 4, "%zu", nonempty);
-	cr_assert_gt(longer, SEEDS / 50, "%zu of %zu", longer, total);
-	free(c);
-	free(nv);
 }
