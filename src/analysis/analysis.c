@@ -8,6 +8,7 @@
 #include "actors/actors.h"
 #include "analysis.h"
 #include "critical/critical.h"
+#include "diagnosis.h"
 #include "lib/log.h"
 #include "patterns/patterns.h"
 #include "lib/workq.h"
@@ -191,6 +192,9 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	/* Unused when the actors failed: their error stands. */
 	critical__prep_free(prep_join(&pj, &perr));
 	workq_cpus_set(0);
+	/* Computed once, from every stage's result: the renderings only print it. */
+	if (!err)
+		err = diagnosis__compute(a, &a->diagnosis);
 	if (err) {
 		analysis__free(a);
 		return err;
@@ -229,5 +233,6 @@ void analysis__free(struct analysis *a)
 	actors__free(a->actors);
 	critical__free(a->critical);
 	patterns__free(a->patterns);
+	diagnosis__free(a->diagnosis);
 	free(a);
 }

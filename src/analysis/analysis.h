@@ -1,9 +1,11 @@
 /*
- * One analysis of a recording (DESIGN.md §1): the stages run in order over
- * the timeline, each a module with its own result, and every rendering
- * (report_text.c, report_json.c, and later HTML and Perfetto) reads the
- * same struct analysis. A stage that has nothing to say leaves its result
- * NULL; renderings then print null or an empty list, never invent.
+ * One analysis of a recording (docs/DESIGN.md §1): the stages run in
+ * order over the timeline, each a module with its own result, then the
+ * Diagnosis (diagnosis.h) from their results; every rendering
+ * (src/report/: text, JSON, HTML and Perfetto) reads the same struct
+ * analysis and only renders it. A stage that has nothing to say leaves
+ * its result NULL; renderings then print null or an empty list, never
+ * invent.
  */
 #ifndef QT_ANALYSIS_H
 #define QT_ANALYSIS_H
@@ -18,6 +20,7 @@
 struct actors_result;
 struct critical_result;
 struct patterns_result;
+struct diagnosis;
 struct gantt;
 
 #define ANALYSIS_DEFAULT_BREAK_PATHS 1000
@@ -63,11 +66,16 @@ struct analysis {
 	struct actors_result *actors;	/* actors.h: invocations, periods, breaks (SATM §4) */
 	struct critical_result *critical; /* critical.h: precedence graph and critical paths */
 	struct patterns_result *patterns; /* patterns.h: emerging patterns (SATM §5) */
+	/* diagnosis.h: the three answers, from the results above (NULL for a Gantt chart) */
+	struct diagnosis *diagnosis;
 };
 
 void analysis_opts_default(struct analysis_opts *o);
 
-/* Runs every stage over a recording. 0 or a negative errno (after a message). */
+/*
+ * Runs every stage over a recording, then the Diagnosis from their
+ * results. 0 or a negative errno (after a message).
+ */
 int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 			const struct analysis_opts *o, struct analysis **out);
 /* The critical-path stage alone, over a Gantt chart (report FILE.csv). */

@@ -36,7 +36,7 @@ enum {
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 1 },
-	{ "json", OPT_JSON, NULL, 0, "The JSON document (DESIGN.md §10) on standard output", 1 },
+	{ "json", OPT_JSON, NULL, 0, "The JSON document (docs/report.schema.json) on standard output", 1 },
 	{ "html", OPT_HTML, "FILE", 0, "Also write a self-contained HTML page with the timeline", 1 },
 	{ "color", OPT_COLOR, "WHEN", 0, "Colour: auto (on a terminal), always, never", 1 },
 	{ "verbose", 'v', NULL, 0, "Show more rows in each section", 1 },

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * report --html: a self-contained page; the data layout is described in
- * src/report/html.h, the page itself in src/report/html.js and .css
- * (embedded into report_html_assets.c by scripts/gen-html-assets.sh).
+ * src/report/html.h, the page itself in src/report/html.js and .css, its
+ * Diagnosis in html_diagnosis.js (embedded into html_assets.c by
+ * scripts/gen-html-assets.sh).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -750,15 +750,13 @@ function header() {
 }
 
 function verdict() {
-	const v = $('verdict');
-	if (upstream) {
-		v.className = 'bad';
-		v.append(el('p', {}, el('b', {}, upstream.name), ' is the first stage to break its period: ' +
-			upstream.br.length + ' break' + (upstream.br.length === 1 ? '' : 's') + ' in ' +
-			upstream.ninv + ' invocations (period ' + fmtDur(upstream.period_ns) + ').'));
-		v.append(el('p', { class: 'muted' }, 'Its breaks are shaded red on its lane, and faintly across all lanes: look there for what else ran.'));
-	} else if (actors.length) {
-		v.append(el('p', {}, 'No periodic actor breaks its period in this recording.'));
+	const v = $('verdict'), d = REPORT.diagnosis;
+	if (d) {
+		v.append(el('h2', {}, 'Diagnosis'), qtDiagnosis.box(d, REPORT.patterns, el));
+		if (upstream) {
+			v.className = 'bad';
+			v.append(el('p', { class: 'muted' }, 'Its breaks are shaded red on its lane, and faintly across all lanes: look there for what else ran.'));
+		}
 	} else if (REPORT.actors === undefined && !D.gantt) {
 		v.append(el('p', {}, 'This report has no period analysis: the timeline shows what each thread ran.'));
 	} else if (D.gantt) {
@@ -965,5 +963,7 @@ window.qostrace = {
 	zoom: (a, b) => { setView(a, b); return draw(); },
 	scrollToLane: (li) => { scrollToLane(li); return draw(); },
 	goToBreak: (k, i) => { goToBreak(actors[k], actors[k].br[i]); return draw(); },
+	/* A duration as the Diagnosis writes it, for the test that compares it with the C one. */
+	fmtDuration: qtDiagnosis.fmtDuration,
 };
 })();

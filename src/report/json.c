@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * report --json: the document of DESIGN.md §10. All times are
+ * report --json: the document of docs/DESIGN.md §10. All times are
  * CLOCK_MONOTONIC ns, durations ns, supports fractions in [0, 1]. Field
  * names are an interface: add, never rename.
  */
@@ -149,6 +149,8 @@ int report_json(const struct analysis *a, FILE *f)
 		return -1;
 	jsonw_start_object(w);
 	jsonw_string_field(w, "qostrace_report", "1");
+	/* The answers first, as the text report gives them; the evidence follows. */
+	report_json_diagnosis(a, w);
 	if (a->trace) {
 		report_json_trace(a, w);
 		report_json_threads(a, w);

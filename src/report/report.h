@@ -9,9 +9,13 @@
 #include "lib/json_writer.h"
 #include "style.h"
 
-/* The JSON document of DESIGN.md §10 (schema in docs/report.schema.json). */
+/* The JSON document of docs/DESIGN.md §10 (schema in docs/report.schema.json). */
 int report_json(const struct analysis *a, FILE *f);
-/* The three answers in three sentences, at the top of the text report. */
+/*
+ * The Diagnosis (a->diagnosis, src/analysis/diagnosis.h) in three
+ * sentences, at the top of the text report; nothing when a->diagnosis is
+ * NULL.
+ */
 void report_summary(const struct analysis *a, FILE *f, const struct report_style *st);
 /* The terminal report: the recording's story, top-down. */
 int report_text(const struct analysis *a, FILE *f, const struct report_style *st);
@@ -19,5 +23,7 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 /* JSON of the "trace" and "threads" sections, shared with the HTML page. */
 void report_json_trace(const struct analysis *a, json_writer_t *w);
 void report_json_threads(const struct analysis *a, json_writer_t *w);
+/* "diagnosis": a->diagnosis field for field, or null (a Gantt chart). */
+void report_json_diagnosis(const struct analysis *a, json_writer_t *w);
 
 #endif

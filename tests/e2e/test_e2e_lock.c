@@ -19,6 +19,7 @@
 
 #include "actors/actors.h"
 #include "analysis/analysis.h"
+#include "analysis/diagnosis.h"
 #include "critical/critical.h"
 #include "e2e_analysis.h"
 #include "e2eutil.h"
@@ -145,8 +146,13 @@ Test(e2e_lock, the_report_names_the_logger)
 {
 	char *argv[] = { qostrace, "report", "-v", trace_path, NULL };
 	char *txt = e2e_output(argv, &scratch, "report.txt");
+	const struct diag_cause *c = &ea.an->diagnosis->cause;
 
-	cr_expect(strstr(txt, "the critical path ran through logger"), "%s", txt);
+	/* the Diagnosis: "the critical path ran through logger" */
+	cr_expect_eq(c->kind, DIAG_CAUSE_CULPRIT, "the Diagnosis names no culprit (%d)", c->kind);
+	cr_expect_eq(c->how, DIAG_RAN_THROUGH);
+	cr_expect(c->thread != CRIT_NONE && ea.tl->threads[c->thread].tid == (uint32_t)lg.logger,
+		  "the Diagnosis blames %s", timeline__comm_at(ea.tl, c->thread, c->named_at_ns));
 	/* the 6 ms holds: the work ended late; the 12 ms ones: the next period's ran late */
 	cr_expect(strstr(txt, "started on time, finished late"), "%s", txt);
 	cr_expect(strstr(txt, "overran"), "%s", txt);

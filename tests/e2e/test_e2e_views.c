@@ -21,6 +21,7 @@
 #include "e2eutil.h"
 #include "testutil.h"
 #include "synth_views.h"
+#include "lib/parse.h"
 #include "record/probe.h"
 #include "report/report.h"
 #include "report/html.h"
@@ -122,14 +123,21 @@ TestSuite(e2e_views, .init = record_demo, .fini = cleanup, .timeout = 300);
 
 Test(e2e_views, html_page_in_chromium)
 {
-	char page[400], shots[400], cmd[1024], flags[64], *out;
+	char page[400], shots[400], diag[400], cmd[2048], flags[600], *out;
 	struct cj c;
 
 	snprintf(page, sizeof(page), "%s/demo.html", dir);
 	snprintf(shots, sizeof(shots), "%s/shots-demo", dir);
+	snprintf(diag, sizeof(diag), "%s/demo-diagnosis.txt", dir);
 	snprintf(cmd, sizeof(cmd), "%s/qostrace report -q --html '%s' '%s' > /dev/null", build_dir(), page,
 		 trace_path);
 	cr_assert_eq(sh(cmd, &out), 0, "report --html failed:\n%s", out);
+	free(out);
+	/* the text report's Diagnosis, which the page must say word for word */
+	snprintf(cmd, sizeof(cmd), "%s/qostrace report -q --color=never '%s' | "
+		 "awk '/^== Diagnosis/ { on = 1; next } /^== / { on = 0 } on' > '%s' && test -s '%s'",
+		 build_dir(), trace_path, diag, diag);
+	cr_assert_eq(sh(cmd, &out), 0, "report failed, or has no Diagnosis:\n%s", out);
 	free(out);
 	cj_require();
 	cr_assert_eq(cj_run(&c, "html", page), 0, "%s", c.out);
@@ -144,8 +152,8 @@ Test(e2e_views, html_page_in_chromium)
 			a++;
 		}
 		/* the critical stage always has a path into the end of the recording */
-		snprintf(flags, sizeof(flags), "--min-lanes 5%s%s", total ? " --expect-breaks" : "",
-			 cj_get(&c, "critical_paths") ? " --expect-critical" : "");
+		snprintf(flags, sizeof(flags), "--min-lanes 5%s%s --expect-diagnosis '%s'", total ? " --expect-breaks" : "",
+			 cj_get(&c, "critical_paths") ? " --expect-critical" : "", diag);
 	}
 	cj_free(&c);
 	chromium_check(page, shots, flags, "timeline.png", "demo");
@@ -213,19 +221,66 @@ static void sdir_rm(void)
 
 TestSuite(e2e_views_synthetic, .init = sdir_make, .fini = sdir_rm, .timeout = 300);
 
-/* A page with a known break (tests/lib/synth_views.h): drawn, clickable, zoomable. */
+/*
+ * Durations as the C report writes them, into path: the page's Diagnosis
+ * must write them the same (printf rounds ties to even; JavaScript's
+ * toFixed does not). Ties at every unit, the edges between units, and
+ * random ones.
+ */
+static void write_durations(const char *path)
+{
+	static const int64_t edge[] = { 0, 1, 999, 1000, 1005, 1015, 1025, 2250, 2500, 10250, 102500, 999499,
+					999500, 999999, 1025000, 9995000, 9996000, 24250000, 24150000, 99950000,
+					999499999, 999500000, 1000000000, 1000500000, 1001500000, 1234500000 };
+	FILE *f = fopen(path, "w");
+	char b[32];
+
+	cr_assert(f);
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		fprintf(f, "%lld %s\n", (long long)edge[i], fmt_duration(b, sizeof(b), edge[i]));
+	srand(3);
+	for (int i = 0; i < 4000; i++) {
+		int64_t v = i % 2 ? (int64_t)(rand() % 200000) * 250 : (int64_t)rand() * 3 % 5000000000LL;
+
+		fprintf(f, "%lld %s\n", (long long)v, fmt_duration(b, sizeof(b), v));
+	}
+	fclose(f);
+}
+
+/*
+ * A page with a known break (tests/lib/synth_views.h): drawn, clickable,
+ * zoomable; its Diagnosis reads as the text report's.
+ */
 Test(e2e_views_synthetic, break_in_chromium)
 {
 	struct sv_scene sc;
-	char page[400], shots[400];
+	struct report_style st = { 0 };
+	char page[400], shots[400], diag[400], durations[400], flags[1024];
+	FILE *f;
 
 	require_chromium();
 	sv_open(&sc, true);
 	snprintf(page, sizeof(page), "%s/synthetic.html", sdir);
 	snprintf(shots, sizeof(shots), "%s/shots", sdir);
+	snprintf(diag, sizeof(diag), "%s/synthetic-diagnosis.txt", sdir);
+	snprintf(durations, sizeof(durations), "%s/durations.txt", sdir);
 	cr_assert_eq(report_html_write(&sc.an, page, NULL, NULL), 0);
+	f = fopen(diag, "w");
+	cr_assert(f);
+	report_summary(&sc.an, f, &st);
+	fclose(f);
+	/* the section title is the page's heading, not part of the answers */
+	{
+		char cmd[1024];
+
+		snprintf(cmd, sizeof(cmd), "sed -i '/^== Diagnosis$/d' '%s'", diag);
+		cr_assert_eq(sh(cmd, NULL), 0);
+	}
 	sv_close(&sc);
-	chromium_check(page, shots, "--expect-breaks --expect-critical --min-lanes 4", "break.png", "break");
+	write_durations(durations);
+	snprintf(flags, sizeof(flags), "--expect-breaks --expect-critical --min-lanes 4 --expect-diagnosis '%s' "
+		 "--expect-durations '%s'", diag, durations);
+	chromium_check(page, shots, flags, "break.png", "break");
 }
 
 /* The synthetic recording's report: actors with a break, the critical path into it. */

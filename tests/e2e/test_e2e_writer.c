@@ -23,6 +23,7 @@
 
 #include "actors/actors.h"
 #include "analysis/analysis.h"
+#include "analysis/diagnosis.h"
 #include "critical/critical.h"
 #include "e2e_analysis.h"
 #include "e2eutil.h"
@@ -168,8 +169,16 @@ Test(e2e_writer, the_report_names_fdatasync)
 {
 	char *argv[] = { qostrace, "report", trace_path, NULL };
 	char *txt = e2e_output(argv, &scratch, "report.txt");
+	const struct diag_cause *c = &ea.an->diagnosis->cause;
+	const char *name;
 
-	cr_expect(strstr(txt, "it was blocked in fdatasync()"), "%s", txt);
+	/* the Diagnosis: "it was blocked in fdatasync()" */
+	cr_expect_eq(c->kind, DIAG_CAUSE_HELD, "the Diagnosis names no holdup (%d)", c->kind);
+	cr_expect_eq(c->why, HOLDUP_IN_CALL);
+	cr_expect_str_eq(c->state ? c->state : "", "blocked");
+	name = syscall_name(trace__arch(ea.tr), c->call_nr);
+	cr_expect_str_eq(name ? name : "?", "fdatasync");
+	/* the critical-path section: the break's line ends with its holdup */
 	cr_expect(strstr(txt, "blocked in fdatasync()\n"), "%s", txt);
 	free(txt);
 }
@@ -178,8 +187,12 @@ Test(e2e_writer, the_report_names_fdatasync)
 Test(e2e_writer, the_json_report_matches_the_schema_with_its_holdups)
 {
 	char *doc = e2e_validated_report(trace_path, &scratch);
+	/* the breaks' holdups are in the critical section; the diagnosis, before it, has a "state" too */
+	const char *crit = strstr(doc, "\n  \"critical\": {");
 
-	cr_expect(strstr(doc, "\"state\": \"blocked\""), "no blocked holdup");
-	cr_expect(strstr(doc, "\"name\": \"fdatasync\""), "no holdup in fdatasync");
+	cr_assert_not_null(crit, "no critical section");
+	cr_expect(strstr(crit, "\"state\": \"blocked\""), "no blocked holdup");
+	cr_expect(strstr(crit, "\"name\": \"fdatasync\""), "no holdup in fdatasync");
+	cr_expect(strstr(doc, "\"syscall\": \"fdatasync\""), "the diagnosis names no fdatasync");
 	free(doc);
 }

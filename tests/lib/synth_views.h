@@ -5,7 +5,7 @@
  * IRQ, lost records, and a thread whose name tries to break out of a JSON
  * string inside HTML. Plus its actor result, made by hand as the actors
  * stage would (actors.h contract), the critical stage's result over both,
- * and the runner of tests/views/check_json.py.
+ * the Diagnosis of them, and the runner of tests/views/check_json.py.
  *
  *   CPU 0: src runs [k*10+1, k*10+2) ms, frame 0 split by noise at 1.5 ms;
  *          frame 5 starts at 55 ms instead of 51 (noise runs [51, 55))
@@ -20,6 +20,7 @@
 #include "synth_trace.h"
 #include "actors/actors.h"
 #include "analysis/analysis.h"
+#include "analysis/diagnosis.h"
 #include "critical/critical.h"
 #include "timeline/timeline.h"
 
@@ -138,6 +139,9 @@ static inline struct actors_result *sv_actors(const struct timeline *tl)
 					     .end_ns = a->inv[SV_LATE].start_ns,
 					     .interval_ns = 14 * SV_MS, .lateness_ns = 4 * SV_MS };
 	a->nbreaks = 1;
+	snprintf(a->comm, sizeof(a->comm), "src");
+	a->worst_lateness_ns = 4 * SV_MS;
+	a->breaking = true;
 	return r;
 }
 
@@ -172,10 +176,13 @@ static inline void sv_open(struct sv_scene *sc, bool with_actors)
 		cr_assert_eq(critical__analyse(sc->tl, sc->ar, &co, &sc->cr), 0);
 		sc->an.critical = sc->cr;
 	}
+	/* as analysis__run_trace does once the stages are done */
+	cr_assert_eq(diagnosis__compute(&sc->an, &sc->an.diagnosis), 0);
 }
 
 static inline void sv_close(struct sv_scene *sc)
 {
+	diagnosis__free(sc->an.diagnosis);
 	critical__free(sc->cr);
 	sv_actors_free(sc->ar);
 	timeline__free(sc->tl);

@@ -37,6 +37,17 @@ def html(path):
     report = block(page, "qt-report")
     data = block(page, "qt-data")
     print("report_keys", ",".join(sorted(report)))
+    d = report.get("diagnosis")
+    if d is None:
+        print("diagnosis null")
+    else:
+        # the answer, the upstream actor (its index in qt-data's actors too), the second answer's kind and culprit
+        up = d["upstream"]
+        if (up is None) != (data["upstream"] < 0) or (up is not None and up["index"] != data["upstream"]):
+            fail("the diagnosis's upstream actor %r is not qt-data's %r" % (up and up["index"], data["upstream"]))
+        cause = d.get("cause")
+        print("diagnosis", d["answer"], -1 if up is None else up["index"], cause["kind"] if cause else "null",
+              json.dumps((cause.get("name") or cause.get("syscall") or "-") if cause else "-").replace(" ", "\\u0020"))
     print("lanes", len(data["lanes"]))
     print("gaps", len(data["gaps"]) // 5)
     print("actors", len(data["actors"]))

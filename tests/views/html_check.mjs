@@ -5,7 +5,14 @@
 // some, zooms with the wheel, shows a tooltip on hover. Saves screenshots.
 //
 //   node html_check.mjs PAGE.html OUT_DIR [--expect-breaks] [--expect-critical]
-//                       [--min-lanes N] [--chromium PATH]
+//                       [--min-lanes N] [--expect-diagnosis TEXT_FILE]
+//                       [--expect-durations FILE] [--chromium PATH]
+//
+// --expect-diagnosis: the Diagnosis the page shows at its top must read as
+// TEXT_FILE does (the text report's Diagnosis section, without its title;
+// white space aside), word for word.
+// --expect-durations: FILE has lines "NS TEXT", TEXT as the C report writes
+// the duration NS; the page must write each one the same.
 //
 // Prints one JSON line of measurements; exit 0 when every check passed,
 // 1 when one failed (the reasons on stderr), 77 when Chromium is missing.
@@ -18,7 +25,7 @@ const args = process.argv.slice(2);
 const opt = (name) => args.includes(name);
 const val = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
 const [page_path, out_dir] = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') &&
-	['--min-lanes', '--chromium'].includes(args[i - 1])));
+	['--min-lanes', '--chromium', '--expect-diagnosis', '--expect-durations'].includes(args[i - 1])));
 if (!page_path || !out_dir) {
 	console.error('usage: node html_check.mjs PAGE.html OUT_DIR [--expect-breaks] [--expect-critical] [--min-lanes N]');
 	process.exit(2);
@@ -71,6 +78,32 @@ try {
 	}
 	if (opt('--expect-critical'))
 		check(q.counts.critical > 0 && q.stats.critical > 0, 'no critical task drawn');
+
+	// The Diagnosis at the top: there whenever the report has one, and visible.
+	const diag = await page.evaluate(() => {
+		const d = document.getElementById('diagnosis'), r = JSON.parse(document.getElementById('qt-report').textContent);
+		return { has: !!r.diagnosis, text: d ? d.innerText : null, shown: !!d && d.getBoundingClientRect().height > 0,
+			bold: d ? d.querySelectorAll('b').length : 0 };
+	});
+	result.diagnosis = diag.text;
+	check(!diag.has || (diag.text && diag.shown), 'the report has a diagnosis, the page does not show it');
+	if (opt('--expect-diagnosis')) {
+		const norm = (x) => x.replace(/\s+/g, ' ').trim();
+		const want = norm(fs.readFileSync(val('--expect-diagnosis'), 'utf8'));
+		check(want.length > 0, 'the expected diagnosis is empty');
+		check(norm(diag.text || '') === want, `the page's diagnosis reads\n  ${norm(diag.text || '')}\nnot\n  ${want}`);
+		if (want.startsWith('1. '))
+			check(diag.bold > 0, 'the upstream actor is not in bold');
+	}
+	if (opt('--expect-durations')) {
+		const pairs = fs.readFileSync(val('--expect-durations'), 'utf8').split('\n').filter((l) => l)
+			.map((l) => [Number(l.slice(0, l.indexOf(' '))), l.slice(l.indexOf(' ') + 1)]);
+		const bad = await page.evaluate((v) => v.filter(([ns, want]) => qostrace.fmtDuration(ns) !== want)
+			.map(([ns, want]) => `${ns}: ${qostrace.fmtDuration(ns)}, not ${want}`), pairs);
+		result.durations = pairs.length;
+		check(pairs.length > 0, 'no durations to compare');
+		check(bad.length === 0, `durations written otherwise than in C: ${bad.slice(0, 10).join('; ')}`);
+	}
 
 	// The wheel over the timeline zooms in around the pointer.
 	const box = await page.locator('#tl').boundingBox();

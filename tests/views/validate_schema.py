@@ -54,6 +54,12 @@ def main():
     if expect == "gantt" and ("trace" in doc or "threads" in doc):
         print("a Gantt chart's report has a trace section", file=sys.stderr)
         return 1
+    if expect == "trace" and doc.get("diagnosis") is None:
+        print("a recording's report has no diagnosis", file=sys.stderr)
+        return 1
+    if expect == "gantt" and doc.get("diagnosis") is not None:
+        print("a Gantt chart's report has a diagnosis", file=sys.stderr)
+        return 1
 
     # The schema must reject what breaks the interface.
     broken = []
@@ -93,6 +99,42 @@ def main():
             {"tid": 1, "comm": "x", "kind": "thread"}))
         mutate("an unknown input", lambda d: d["critical"].update(input="?"))
         mutate("a negative epsilon", lambda d: d["critical"].update(epsilon_ns=-1))
+    mutate("diagnosis missing", lambda d: d.pop("diagnosis"))
+    diag = doc.get("diagnosis")
+    if diag:
+        mutate("a diagnosis without answer", lambda d: d["diagnosis"].pop("answer"))
+        mutate("a diagnosis of an unknown answer", lambda d: d["diagnosis"].update(answer="?"))
+        mutate("a diagnosis with a qcod_threshold of 0", lambda d: d["diagnosis"].update(qcod_threshold=0))
+        mutate("a diagnosis with negative actors", lambda d: d["diagnosis"].update(actors=-1))
+    if diag and diag["answer"] == "upstream_breaks":
+        mutate("an upstream answer without its actor", lambda d: d["diagnosis"].update(upstream=None))
+        mutate("an upstream answer without cause", lambda d: d["diagnosis"].pop("cause"))
+        mutate("an upstream answer without breaking", lambda d: d["diagnosis"].pop("breaking"))
+        mutate("a no-break answer with an actor", lambda d: d["diagnosis"].update(answer="none_breaks"))
+        mutate("an upstream actor without breaks", lambda d: d["diagnosis"]["upstream"].update(breaks=0))
+        mutate("an upstream actor without index", lambda d: d["diagnosis"]["upstream"].pop("index"))
+        mutate("a breaking row without own", lambda d: d["diagnosis"]["breaking"][0].pop("own"))
+        mutate("a breaking row with a negative own_worst_ns",
+               lambda d: d["diagnosis"]["breaking"][0].update(own_worst_ns=-1))
+        mutate("a breaking row with downstream as a number", lambda d: d["diagnosis"]["breaking"][0].update(downstream=1))
+        if diag["cause"]:
+            kind = diag["cause"]["kind"]
+            mutate("a cause of an unknown kind", lambda d: d["diagnosis"]["cause"].update(kind="?"))
+            mutate("a cause weighing 6 breaks", lambda d: d["diagnosis"]["cause"].update(worst_breaks=list(range(6))))
+            if kind != "none":
+                mutate("a %s cause without min_ns" % kind, lambda d: d["diagnosis"]["cause"].pop("min_ns"))
+                mutate("a %s cause explaining no break" % kind, lambda d: d["diagnosis"]["cause"].update(breaks=0))
+            if kind == "held":
+                mutate("a held cause without state", lambda d: d["diagnosis"]["cause"].pop("state"))
+                mutate("a held cause of an unknown holdup", lambda d: d["diagnosis"]["cause"].update(holdup="?"))
+            if kind == "culprit":
+                mutate("a culprit without threads", lambda d: d["diagnosis"]["cause"].pop("threads"))
+                mutate("a culprit met in an unknown way", lambda d: d["diagnosis"]["cause"].update(how="?"))
+            if kind in ("culprit", "release"):
+                mutate("a %s cause without name" % kind, lambda d: d["diagnosis"]["cause"].pop("name"))
+        if diag["patterns"]:
+            mutate("diagnosis patterns without shown", lambda d: d["diagnosis"]["patterns"].pop("shown"))
+            mutate("diagnosis patterns showing 3", lambda d: d["diagnosis"]["patterns"].update(shown=[0, 1, 2]))
     mutate("actors missing", lambda d: d.pop("actors"))
     mutate("an actor of an unknown kind", lambda d: d["actors"][0].update(kind="?"))
     mutate("a break without data_missing", lambda d: next(a for a in d["actors"] if a["breaks"])["breaks"][0].pop("data_missing"))
@@ -101,7 +143,8 @@ def main():
         for b in broken:
             print("the schema accepts a broken document: %s" % b, file=sys.stderr)
         return 1
-    print("valid", ",".join(k for k in ("trace", "threads", "actors", "upstream_actor", "patterns", "critical")
+    print("valid", ",".join(k for k in ("trace", "threads", "diagnosis", "actors", "upstream_actor", "patterns",
+                                        "critical")
                             if k in doc))
     return 0
 

@@ -13,9 +13,11 @@
 
 #include "actors/actors.h"
 #include "analysis/analysis.h"
+#include "analysis/diagnosis.h"
 #include "critical/critical.h"
 #include "actors/holdup.h"
 #include "lib/log.h"
+#include "lib/parse.h"
 #include "report/report.h"
 #include "summary_text.h"
 #include "synth_writer.h"
@@ -50,6 +52,22 @@ static void world_close(struct world *w)
 	analysis__free(w->a);
 	timeline__free(w->tl);
 	trace__free(w->t);
+}
+
+/* The writer's row in the Diagnosis (it breaks), and how many rows say the delay propagates. */
+static const struct diag_actor *writer_row(const struct world *w, size_t *propagating)
+{
+	const struct diagnosis *d = w->a->diagnosis;
+	const struct diag_actor *row = NULL;
+
+	*propagating = 0;
+	for (size_t i = 0; i < d->nrows; i++) {
+		if (d->rows[i].actor == (size_t)(w->writer - w->a->actors->v))
+			row = &d->rows[i];
+		*propagating += d->rows[i].downstream && d->rows[i].after;
+	}
+	cr_assert_not_null(row, "the writer has no row in the Diagnosis");
+	return row;
 }
 
 /* The construction's off-CPU time inside a stall that starts its run at a. */
@@ -133,10 +151,15 @@ Test(holdup, the_break_text_and_the_diagnosis_name_the_call)
 	}
 	cr_assert_eq(told, 6);
 	{
-		char *buf = summary_text(w.a);
+		/* the Diagnosis: "it was blocked in writev() (21.x ms ...)" */
+		const struct diag_cause *c = &w.a->diagnosis->cause;
+		char b[32];
 
-		cr_expect(strstr(buf, "it was blocked in writev() (21."), "%s", buf);
-		free(buf);
+		cr_expect_eq(c->kind, DIAG_CAUSE_HELD);
+		cr_expect_eq(c->why, HOLDUP_IN_CALL);
+		cr_expect_eq(c->call_nr, WR_NR_WRITEV);
+		cr_expect_str_eq(c->state, "blocked");
+		cr_expect(!strncmp(fmt_duration(b, sizeof(b), c->min_ns), "21.", 3), "%s", b);
 	}
 	world_close(&w);
 }
@@ -206,7 +229,8 @@ Test(holdup, runnable_beside_an_idle_cpu_is_throttling)
 	struct writer_cfg c = blocked_cfg;
 	struct world w;
 	size_t told = 0;
-	char *buf;
+	const struct diag_cause *dc;
+	char *buf, dur[32];
 
 	c.how = SYN_PREEMPT;
 	c.throttled = true;
@@ -228,6 +252,12 @@ Test(holdup, runnable_beside_an_idle_cpu_is_throttling)
 		told++;
 	}
 	cr_assert_eq(told, 6);
+	dc = &w.a->diagnosis->cause;
+	cr_expect_eq(dc->kind, DIAG_CAUSE_HELD);
+	cr_expect_eq(dc->why, HOLDUP_CPU_IDLE);
+	cr_expect_str_eq(dc->state, "throttled");
+	cr_expect(!strncmp(fmt_duration(dur, sizeof(dur), dc->min_ns), "21.", 3), "%s", dur);
+	/* and as the report says it */
 	buf = summary_text(w.a);
 	cr_expect(strstr(buf, "it was runnable while its CPU ran nothing (21."), "%s", buf);
 	cr_expect(strstr(buf, "CPU bandwidth throttling"), "%s", buf);
@@ -246,7 +276,8 @@ Test(holdup, a_writer_stalling_after_a_jittery_source_is_the_answer)
 	struct world w;
 	const struct actors_result *ar;
 	const struct actor *cam = NULL;
-	char *buf;
+	const struct diagnosis *d;
+	size_t propagating;
 
 	c.camera = true;
 	world_open(&w, &c);
@@ -259,10 +290,12 @@ Test(holdup, a_writer_stalling_after_a_jittery_source_is_the_answer)
 	cr_assert_lt(cam->worst_lateness_ns * ACTORS_MAJOR_DIV, (int64_t)cam->st.period_ns, "all minor");
 	cr_assert(w.writer->fed, "the camera feeds the writer");
 	cr_assert_str_eq(ar->v[ar->upstream].comm, "writer");
-	buf = summary_text(w.a);
-	cr_expect(strstr(buf, "1. writer/101 is the first to break"), "%s", buf);
-	cr_expect_null(strstr(buf, "propagates"), "%s", buf);
-	free(buf);
+	/* "1. writer/101 is the first to break", no "the delay propagates" */
+	d = w.a->diagnosis;
+	cr_expect_eq(d->answer, DIAG_UPSTREAM);
+	cr_expect_str_eq(ar->v[d->upstream].name, "writer/101");
+	writer_row(&w, &propagating);
+	cr_expect_eq(propagating, 0);
 	world_close(&w);
 }
 
@@ -358,8 +391,9 @@ Test(holdup, a_downstream_actor_breaking_on_its_own_too_is_said_so)
 	struct writer_cfg c = blocked_cfg;
 	struct world w;
 	const struct actor *cam;
-	size_t cam_breaks = 0;
-	char *buf, want[160];
+	const struct diag_actor *row;
+	size_t cam_breaks = 0, propagating;
+	char dur[32];
 
 	c.camera = true;
 	c.cam_jitter_ns = 2 * WR_MS;
@@ -368,13 +402,16 @@ Test(holdup, a_downstream_actor_breaking_on_its_own_too_is_said_so)
 	cr_assert_str_eq(cam->comm, "camera");
 	for (size_t k = 0; k < c.periods; k++)
 		cam_breaks += camera_late(&c, k) > 0;
-	buf = summary_text(w.a);
+	row = writer_row(&w, &propagating);
 	/* every camera break is followed by one of the writer, but the ones the writer's stalls swallowed */
-	cr_expect(strstr(buf, "the delay propagates to writer ("), "%s", buf);
-	snprintf(want, sizeof(want), "breaking on their own too (not after its breaks): writer 6 times; the worst 2");
-	cr_expect(strstr(buf, want), "%s", buf);
+	cr_expect(row->downstream && row->after > 0 && row->own > 0, "after %zu, own %zu", row->after, row->own);
+	cr_expect_eq(propagating, 1);
+	/* "breaking on their own too (not after its breaks): writer 6 times; the worst 2..." */
+	cr_expect(row->on_its_own);
+	cr_expect_eq(row->own_major, 6);
+	cr_expect_eq(w.a->diagnosis->own_worst, row - w.a->diagnosis->rows);
+	cr_expect_eq(fmt_duration(dur, sizeof(dur), row->own_worst_ns)[0], '2', "%s", dur);
 	cr_expect_geq(cam->nbreaks, cam_breaks - 2, "camera: %zu breaks of %zu late periods", cam->nbreaks, cam_breaks);
-	free(buf);
 	world_close(&w);
 }
 
@@ -383,16 +420,20 @@ Test(holdup, a_downstream_break_after_the_upstream_one_propagates)
 {
 	struct writer_cfg c = blocked_cfg;
 	struct world w;
-	char *buf;
+	const struct diag_actor *row;
+	size_t propagating;
 
 	c.camera = true;
 	c.cam_jitter_ns = 3 * WR_MS;
 	c.every = SIZE_MAX;
 	world_open(&w, &c);
 	cr_assert_str_eq(w.a->actors->v[w.a->actors->upstream].comm, "camera");
-	buf = summary_text(w.a);
-	cr_expect(strstr(buf, "the delay propagates to writer.\n"), "%s", buf);
-	free(buf);
+	/* "the delay propagates to writer.": all of its breaks, and nothing more to say */
+	row = writer_row(&w, &propagating);
+	cr_expect(row->downstream && row->after > 0);
+	cr_expect_eq(row->own, 0);
+	cr_expect_eq(propagating, 1);
+	cr_expect_eq(w.a->diagnosis->own_worst, -1);
 	world_close(&w);
 }
 

@@ -11,9 +11,11 @@
 
 #include "actors/actors.h"
 #include "analysis/analysis.h"
+#include "analysis/diagnosis.h"
 #include "critical/critical.h"
 #include "report/perfetto.h"
 #include "lib/log.h"
+#include "lib/parse.h"
 #include "patterns/patterns.h"
 #include "report/report.h"
 #include "summary_text.h"
@@ -163,7 +165,7 @@ Test(analysis, actors_failing_beside_the_graph)
 	trace__free(t);
 }
 
-/* A world analysed with the default options, for the Diagnosis tests to edit and print. */
+/* A world analysed with the default options, for the Diagnosis tests to edit and read. */
 struct diag {
 	struct trace *t;
 	struct timeline *tl;
@@ -187,7 +189,6 @@ static void diag_open(struct diag *d, bool fresh_hogs)
 	diag_open_trace(d, world_of(fresh_hogs));
 }
 
-/* The Diagnosis as the report prints it (the caller frees it). */
 /*
  * The next of the upstream actor's breaks on the critical-path list from
  * *i on, *i then past it; NULL after the last. The tests rewrite them.
@@ -202,9 +203,31 @@ static struct crit_break *next_upstream_break(const struct diag *d, size_t *i)
 	return NULL;
 }
 
+/* The Diagnosis as the report prints it (the caller frees it). */
 static char *diag_print(const struct diag *d)
 {
 	return summary_text(d->a);
+}
+
+/* The Diagnosis of the world as it is now (the tests edit the stages' results). */
+static const struct diagnosis *diag_of(struct diag *d)
+{
+	return diagnosis_fresh(d->a);
+}
+
+/* The culprit's name, as the Diagnosis names it. */
+static const char *culprit_name(const struct diag *d, const struct diag_cause *c)
+{
+	return timeline__comm_at(d->tl, c->thread, c->named_at_ns);
+}
+
+/* Both ends of the cause's range print as want ("5.55 ms"): one value. */
+static void expect_range_reads(const struct diag_cause *c, const char *want)
+{
+	char lo[32], hi[32];
+
+	cr_expect_str_eq(fmt_duration(lo, sizeof(lo), c->min_ns), want);
+	cr_expect_str_eq(fmt_duration(hi, sizeof(hi), c->max_ns), want);
 }
 
 static void diag_close(struct diag *d)
@@ -212,18 +235,6 @@ static void diag_close(struct diag *d)
 	analysis__free(d->a);
 	timeline__free(d->tl);
 	trace__free(d->t);
-}
-
-/* The Diagnosis of a world, default options. */
-static char *diagnosis_of(bool fresh_hogs)
-{
-	struct diag d;
-	char *buf;
-
-	diag_open(&d, fresh_hogs);
-	buf = diag_print(&d);
-	diag_close(&d);
-	return buf;
 }
 
 /*
@@ -236,6 +247,7 @@ Test(analysis, diagnosis_names_a_category_culprit)
 {
 	struct diag d;
 	struct crit_break *b;
+	const struct diag_cause *c;
 	size_t changed = 0;
 	char *buf;
 
@@ -247,6 +259,12 @@ Test(analysis, diagnosis_names_a_category_culprit)
 		changed++;
 	}
 	cr_assert_gt(changed, 0, "no break of the upstream actor blamed a thread");
+	c = &diag_of(&d)->cause;
+	cr_expect_eq(c->kind, DIAG_CAUSE_CULPRIT);
+	cr_expect_eq(c->how, DIAG_WAITED_ON);
+	cr_expect_eq(c->thread, CRIT_NONE);
+	cr_expect_eq(c->cat, CRIT_CAT_WAKEUP);
+	/* the rendering names the kind of wait */
 	buf = diag_print(&d);
 	cr_expect(strstr(buf, "the path waited on wakeup latency"), "%s", buf);
 	free(buf);
@@ -262,6 +280,7 @@ Test(analysis, diagnosis_range_printed_once_when_its_ends_read_the_same)
 {
 	struct diag d;
 	struct crit_break *b;
+	const struct diag_cause *c;
 	size_t k = 0;
 	char *buf;
 
@@ -270,12 +289,21 @@ Test(analysis, diagnosis_range_printed_once_when_its_ends_read_the_same)
 		if (b->culprit.thread != CRIT_NONE)
 			b->excess_ns = 24100000 + 10000 * (int64_t)k++;
 	cr_assert_gt(k, 1, "%zu breaks of the upstream actor blame a thread", k);
+	c = &diag_of(&d)->cause;
+	cr_expect_eq(c->kind, DIAG_CAUSE_CULPRIT);
+	cr_expect_eq(c->min_ns, 24100000);
+	/* the worst five are the first five rewritten */
+	cr_expect_eq(c->max_ns, 24100000 + 10000 * (int64_t)((k < 5 ? k : 5) - 1));
+	/* the rendering: a range whose ends read the same is one value */
 	buf = diag_print(&d);
 	cr_expect(strstr(buf, "behind hog (24.1 ms more than usual)."), "%s", buf);
 	free(buf);
 	for (size_t i = 0; (b = next_upstream_break(&d, &i));)
 		if (b->excess_ns == 24100000)
 			b->excess_ns = 30 * MS;
+	c = &diag_of(&d)->cause;
+	cr_expect_eq(c->min_ns, 24110000);
+	cr_expect_eq(c->max_ns, 30 * MS);
 	buf = diag_print(&d);
 	cr_expect(strstr(buf, "behind hog (24.1 ms to 30 ms more than usual)."), "%s", buf);
 	free(buf);
@@ -287,12 +315,42 @@ Test(analysis, diagnosis_range_printed_once_when_its_ends_read_the_same)
  * the Diagnosis counts the breaks its name delayed (the 5 worst, by 5
  * threads), as it counts those of one thread that did it every time.
  */
+static void expect_hog_in_5_of_5(const char *range, size_t threads, bool fresh_hogs)
+{
+	struct diag d;
+	const struct diag_cause *c;
+
+	diag_open(&d, fresh_hogs);
+	c = &d.a->diagnosis->cause;
+	/* "in 5 of its 5 worst breaks, it waited for the CPU behind hog (... more than usual)." */
+	cr_expect_eq(c->kind, DIAG_CAUSE_CULPRIT);
+	cr_expect_eq(c->how, DIAG_CPU_BEHIND);
+	cr_expect_eq(c->nworst, 5);
+	cr_expect_eq(c->count, 5);
+	cr_expect_str_eq(culprit_name(&d, c), "hog");
+	cr_expect_eq(c->threads, threads, "%zu threads of that name", c->threads);
+	expect_range_reads(c, range);
+	diag_close(&d);
+}
+
 Test(analysis, diagnosis_groups_a_disturber_by_name)
 {
-	char *one, *fresh;
+	expect_hog_in_5_of_5("5.55 ms", 1, false);
+	expect_hog_in_5_of_5("5.97 ms", 5, true);
+}
 
-	one = diagnosis_of(false);
-	fresh = diagnosis_of(true);
+/* The rendering of threads of one name. */
+Test(analysis, diagnosis_says_how_many_threads_of_that_name)
+{
+	char *one, *fresh;
+	struct diag d;
+
+	diag_open(&d, false);
+	one = diag_print(&d);
+	diag_close(&d);
+	diag_open(&d, true);
+	fresh = diag_print(&d);
+	diag_close(&d);
 	cr_expect(strstr(one, "in 5 of its 5 worst breaks, it waited for the CPU behind hog (5.55 ms more than usual)."),
 		  "%s", one);
 	cr_expect_null(strstr(one, "threads of that name"), "%s", one);
@@ -316,7 +374,7 @@ static void lock_holder_is_the_culprit(uint64_t fold_late_ns, size_t nbreaks)
 	const struct actor *up;
 	struct crit_break *b;
 	size_t i = 0, n = 0, completion = 0;
-	char *text;
+	const struct diag_cause *dc;
 
 	diag_open_trace(&d, lock_trace(&c));
 	up = &d.a->actors->v[d.a->actors->upstream];
@@ -335,9 +393,14 @@ static void lock_holder_is_the_culprit(uint64_t fold_late_ns, size_t nbreaks)
 	}
 	cr_assert_eq(n, nbreaks);
 	cr_assert_eq(completion, 4);
-	text = diag_print(&d);
-	cr_expect(strstr(text, "in 5 of its 5 worst breaks, the critical path ran through logger"), "%s", text);
-	free(text);
+	/* "in 5 of its 5 worst breaks, the critical path ran through logger" */
+	dc = &d.a->diagnosis->cause;
+	cr_expect_eq(dc->kind, DIAG_CAUSE_CULPRIT);
+	cr_expect_eq(dc->how, DIAG_RAN_THROUGH);
+	cr_expect_eq(dc->nworst, 5);
+	cr_expect_eq(dc->count, 5);
+	cr_expect(dc->thread != CRIT_NONE && d.tl->threads[dc->thread].tid == LOCK_LOGGER, "%s",
+		  culprit_name(&d, dc));
 	diag_close(&d);
 }
 
@@ -362,20 +425,32 @@ Test(analysis, diagnosis_leaves_out_breaks_over_missing_data)
 {
 	struct diag d;
 	struct crit_break *b;
-	size_t marked = 0;
-	char *buf;
+	const struct diagnosis *dg;
+	const struct actor *up;
+	size_t marked = 0, trusted;
 
 	diag_open(&d, false);
+	up = &d.a->actors->v[d.a->actors->upstream];
+	trusted = up->nbreaks;
 	for (size_t i = 0; marked < 3 && (b = next_upstream_break(&d, &i));) {
 		d.a->actors->v[b->actor].breaks[b->brk].data_missing = true;
 		b->culprit = (struct crit_share){ .thread = CRIT_NONE, .cat = CRIT_CAT_WAKEUP, .ns = MS };
 		marked++;
 	}
 	cr_assert_eq(marked, 3);
-	buf = diag_print(&d);
-	cr_expect(strstr(buf, "in 5 of its 5 worst breaks, it waited for the CPU behind hog"), "%s", buf);
-	cr_expect_null(strstr(buf, "wakeup latency"), "%s", buf);
-	free(buf);
+	dg = diag_of(&d);
+	cr_expect_eq(dg->breaks, trusted - 3, "the first answer counts %zu breaks", dg->breaks);
+	/* "in 5 of its 5 worst breaks, it waited for the CPU behind hog", no wakeup latency */
+	cr_expect_eq(dg->cause.kind, DIAG_CAUSE_CULPRIT);
+	cr_expect_eq(dg->cause.how, DIAG_CPU_BEHIND);
+	cr_expect_eq(dg->cause.nworst, 5);
+	cr_expect_eq(dg->cause.count, 5);
+	cr_expect_str_eq(culprit_name(&d, &dg->cause), "hog");
+	for (size_t k = 0; k < dg->cause.nworst; k++) {
+		b = &d.a->critical->breaks[dg->cause.worst[k]];
+		cr_expect_not(up->breaks[b->brk].data_missing, "worst break %zu is over missing data", k);
+		cr_expect_neq(b->culprit.thread, CRIT_NONE, "worst break %zu blames a kind of wait", k);
+	}
 	diag_close(&d);
 }
 
@@ -390,7 +465,7 @@ Test(analysis, diagnosis_names_the_costliest_cause)
 	struct crit_break *b;
 	size_t seen = 0;
 	uint32_t sink = TL_NONE;
-	char *buf;
+	const struct diag_cause *c;
 
 	diag_open(&d, false);
 	for (uint32_t i = 0; i < d.tl->nthreads; i++)
@@ -408,10 +483,14 @@ Test(analysis, diagnosis_names_the_costliest_cause)
 		seen++;
 	}
 	cr_assert_eq(seen, 5);
-	buf = diag_print(&d);
-	cr_expect(strstr(buf, "in 1 of its 5 worst breaks, it waited for the CPU behind hog (5.55 ms more than usual)"),
-		  "%s", buf);
-	free(buf);
+	/* "in 1 of its 5 worst breaks, it waited for the CPU behind hog (5.55 ms more than usual)" */
+	c = &diag_of(&d)->cause;
+	cr_expect_eq(c->kind, DIAG_CAUSE_CULPRIT);
+	cr_expect_eq(c->how, DIAG_CPU_BEHIND);
+	cr_expect_eq(c->nworst, 5);
+	cr_expect_eq(c->count, 1);
+	cr_expect_str_eq(culprit_name(&d, c), "hog");
+	expect_range_reads(c, "5.55 ms");
 	diag_close(&d);
 }
 
@@ -489,49 +568,6 @@ Test(analysis, default_jobs_follow_the_cpus)
 	analysis_opts_default(&o);
 	cr_assert(o.jobs == 1 || o.jobs == 2);
 	cr_assert_eq(o.jobs > 1, sysconf(_SC_NPROCESSORS_ONLN) > 1);
-}
-
-/*
- * Which downstream breaks are the upstream actor's delay. src 25 ms late
- * twice; sink, three stages down, 25.9 ms late 7.2 ms after src's first
- * late start and 28.9 ms late 10.2 ms after its second (queueing adds to a
- * delay as it passes down: the demo's numbers), both propagated; and
- * 50 ms late on its own, half a second from any break of src.
- */
-Test(analysis, a_delay_propagates_within_two_periods_and_one_period_more)
-{
-	struct actor_break ub[3] = {
-		{ .start_ns = 0, .end_ns = 35000000, .lateness_ns = 25000000 },
-		{ .start_ns = 1000000000, .end_ns = 1035100000, .lateness_ns = 25100000 },
-		{ .start_ns = 1035100000, .end_ns = 1050000000, .lateness_ns = 4900000 },
-	};
-	struct actor_break yb[3] = {
-		{ .start_ns = 6300000, .end_ns = 42200000, .lateness_ns = 25900000 },
-		{ .start_ns = 500000000, .end_ns = 560000000, .lateness_ns = 50000000 },
-		{ .start_ns = 1006300000, .end_ns = 1045300000, .lateness_ns = 28900000 },
-	};
-	struct actor v[2] = { { .name = "src/1", .comm = "src", .breaks = ub, .nbreaks = 3, .breaking = true,
-				.worst_lateness_ns = 25100000 },
-			      { .name = "sink/2", .comm = "sink", .breaks = yb, .nbreaks = 3, .breaking = true,
-				.worst_lateness_ns = 50000000 } };
-	struct actor_edge e = { .from = 0, .to = 1, .invocations = 100 };
-	struct actors_result ar = { .v = v, .n = 2, .edges = &e, .nedges = 1, .upstream = 0 };
-	struct analysis a = { .actors = &ar };
-	char *text;
-
-	v[0].st.period_ns = v[1].st.period_ns = 10000000;
-	v[0].st.periodic = v[1].st.periodic = true;
-	text = summary_text(&a);
-	cr_expect(strstr(text, "the delay propagates to sink (2 of its 3 breaks);\n"
-			       "   breaking on their own too (not after its breaks): sink 1 time; the worst 50 ms late "
-			       "(sink).\n"), "%s", text);
-	free(text);
-	/* late by more than one period beyond src's: its own */
-	yb[2].lateness_ns = 35200000;
-	text = summary_text(&a);
-	cr_expect(strstr(text, "the delay propagates to sink (1 of its 3 breaks);\n"
-			       "   breaking on their own too (not after its breaks): sink 2 times;"), "%s", text);
-	free(text);
 }
 
 /* Stages side by side only where two CPUs are usable: not under `taskset` to one. */

@@ -120,8 +120,10 @@ Test(report_html, data_reads_back_exactly)
 	/* the break as the page gets it: before, late, start, end, lateness, missing */
 	cr_assert(strstr(page, "\"breaks\":[4,5,41000000,55000000,4000000,0,0]"));
 	/* the report --json document rides along, with every stage's section */
-	cr_assert(!strncmp(cj_get(&c, "report_keys"), "actors,actors_skipped,critical,patterns,patterns_search,"
-			   "qostrace_report,threads,trace,upstream_actor\n", 98), "%s", c.out);
+	cr_assert(!strncmp(cj_get(&c, "report_keys"), "actors,actors_skipped,critical,diagnosis,patterns,"
+			   "patterns_search,qostrace_report,threads,trace,upstream_actor\n", 108), "%s", c.out);
+	/* the Diagnosis the page draws its answers from: src first to break, noise held its CPU */
+	cr_assert(!strncmp(cj_get(&c, "diagnosis"), "upstream_breaks 0 culprit \"noise\"\n", 34), "%s", c.out);
 	/*
 	 * The critical path into the late invocation, exactly as the critical
 	 * stage found it (what the scene makes certain: src waited [51, 55) ms
@@ -196,6 +198,7 @@ Test(report_html, without_actors)
 	cr_assert_eq(cj_run(&c, "html", path), 0, "%s", c.out);
 	cr_assert_eq(cj_num(&c, "actors"), 0);
 	cr_assert_eq(cj_num(&c, "upstream"), -1);
+	cr_assert(!strncmp(cj_get(&c, "diagnosis"), "no_actor -1 null \"-\"\n", 21), "%s", c.out);
 	/* targets first, then the busiest: dec ran 20 ms, src 10 ms, noise 4.2 ms */
 	check_lane(&c, sc.tl, 0, 101);
 	check_lane(&c, sc.tl, 1, 100);
