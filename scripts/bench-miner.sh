@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks the emerging-pattern miner (src/patterns/miner.c, src/patterns/miner_auto.c) on
+# Benchmarks the emerging-pattern miner (src/patterns/miner_mine.c, src/patterns/miner_auto.c) on
 # synthetic subtraces: 1,000 subtraces of 2,000 events (200 in D_pos, 800 in
 # D_neg), g = 2, a Zipf vocabulary and an SATM-style planted target A0,B1,C0
 # in 95 % of D_pos and 1.5 % of D_neg (tests/bench/bench_miner.c).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks the emerging-patterns stage (src/patterns/patterns.c, src/patterns/vocab.c).
+# Benchmarks the emerging-patterns stage (src/patterns/stage.c, src/patterns/vocab.c).
 #
 # 1. Synthetic (tests/bench/bench_patterns.c): a system-wide timeline of
 #    ~60 named threads with syscall routines, wakeups, named IRQs and

@@ -2,7 +2,8 @@
 /*
  * What the files of the actors' stage share, and no one else may use.
  *
- *   actors.c    the stage: options, the steps in order, the result
+ *   stage.c     the stage: options, the steps in order (actors.h is its
+ *               public header, and the types of its result)
  *   spec.c      --actor SPEC: parsing, and which threads it names
  *   choose.c    the candidates: the named actors and the default set
  *   gather.c    one candidate's fragments, and the waits that continue them
@@ -10,6 +11,8 @@
  *               them, on two threads
  *   breaks.c    overruns and completion breaks; breaks over missing data
  *   upstream.c  the wakeup edges and the most upstream breaking actor
+ *   result.c    the result as the steps fill it (arrays grown, threads
+ *               skipped), and freed
  *   actor.c     one actor's windows, and its release
  */
 #ifndef QT_ACTORS_INTERNAL_H
@@ -107,7 +110,7 @@ static inline bool call_of(const struct tl_syscall *sc, uint32_t nr, bool has_ar
 	return sc->nr == nr && (!has_arg0 || sc->arg0 == arg0);
 }
 
-/* ---- actors.c ---- */
+/* ---- result.c ---- */
 
 /*
  * Grows *p (of *cap elements of size bytes) to hold need: 0 or -ENOMEM

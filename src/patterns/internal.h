@@ -2,13 +2,14 @@
 /*
  * What the files of src/patterns/ share and no other folder may use.
  *
- * The miner (miner.h): the index of the sequences (miner_data.c, its chance
- * counts miner_chance.c), the state of one search (miner.c runs the passes,
- * miner_search.c expands the nodes, miner_neg.c builds their neg states
- * lazily) and the helpers their inner loops inline. The stage (patterns.h):
- * the windows of one actor shared by its searches (windows.c), the miner
- * runs of one search (thresholds.c), the severity levels (levels.c) and the
- * storage of a result's names (patterns.c).
+ * The stage (patterns.h; stage.c runs it): the windows of one actor shared
+ * by its searches (windows.c), the miner runs of one search (thresholds.c),
+ * the severity levels (levels.c) and the storage of a result's names
+ * (store.c). The miner (miner.h): the state of one search (miner_mine.c
+ * runs the passes, miner_search.c expands the nodes, miner_neg.c builds
+ * their neg states lazily), the index of the sequences (miner_data.c, its
+ * chance counts miner_chance.c), the options and the counts they give
+ * (miner_opts.c), and the helpers their inner loops inline.
  */
 #ifndef QT_PATTERNS_INTERNAL_H
 #define QT_PATTERNS_INTERNAL_H
@@ -273,9 +274,9 @@ static inline bool miner_is_subseq(const uint32_t *a, uint32_t na, const uint32_
 }
 
 /*
- * The search of one pass (miner.c sets its limit and budgets): expands the
- * root and then depth first, recording the emerging patterns in c->rs, until
- * done or c->stop. 0 or -ENOMEM.
+ * The search of one pass (miner_mine.c sets its limit and budgets): expands
+ * the root and then depth first, recording the emerging patterns in c->rs,
+ * until done or c->stop. 0 or -ENOMEM.
  */
 int miner_search(struct miner_ctx *c);
 

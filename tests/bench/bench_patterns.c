@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Benchmark of the emerging-patterns stage (src/patterns/patterns.c with
+ * Benchmark of the emerging-patterns stage (src/patterns/stage.c with
  * src/patterns/vocab.c) on a synthetic system-wide timeline: a periodic actor "src"
  * on 2 CPUs among ~60 threads with real names (kworkers, ksoftirqd, Xorg,
  * pulseaudio, firefox, usb-storage, ...), each running a fixed routine of

@@ -4,7 +4,7 @@
  * windows of the most upstream breaking actor (minor breaks left out) are
  * mined in all the breaks, then in the worst ones (levels.c); each search
  * symbolises its windows (windows.c, vocab.c) and runs the miner
- * (thresholds.c, miner.c, miner_auto.c).
+ * (thresholds.c, miner_mine.c, miner_auto.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -30,8 +30,13 @@ void patterns_opts_default(struct patterns_opts *o)
 	o->min_lateness = PATTERNS_DEFAULT_MIN_LATENESS;
 }
 
-static int check_opts(const struct patterns_opts *o)
+/* The options a call runs with: *opts, or the defaults (NULL); -EINVAL when out of range. */
+static int take_opts(const struct patterns_opts *opts, struct patterns_opts *o)
 {
+	if (opts)
+		*o = *opts;
+	else
+		patterns_opts_default(o);
 	if (o->delta > 1 || o->delta == 0 || o->alpha > 1 || o->gap > 64 || o->time_budget_ns < 0)
 		return -EINVAL;
 	return 0;
@@ -49,11 +54,7 @@ int patterns__mine_windows(const struct timeline *tl, const struct period_window
 	if (!tl || !out || (n && !w))
 		return -EINVAL;
 	*out = NULL;
-	if (opts)
-		o = *opts;
-	else
-		patterns_opts_default(&o);
-	err = check_opts(&o);
+	err = take_opts(opts, &o);
 	if (err)
 		return err;
 	err = windows__init(&p, tl, w, n, actor_thread, &o);
@@ -199,11 +200,7 @@ int patterns__analyse(const struct timeline *tl, const struct actors_result *ar,
 	if (!tl || !out)
 		return -EINVAL;
 	*out = NULL;
-	if (opts)
-		o = *opts;
-	else
-		patterns_opts_default(&o);
-	err = check_opts(&o);
+	err = take_opts(opts, &o);
 	if (err)
 		return err;
 	if (!ar || ar->upstream < 0 || (size_t)ar->upstream >= ar->n) {
@@ -222,39 +219,4 @@ int patterns__analyse(const struct timeline *tl, const struct actors_result *ar,
 	snprintf(r->actor_name, sizeof(r->actor_name), "%s", a->name);
 	*out = r;
 	return 0;
-}
-
-struct patterns_store *patterns_store_new(size_t nev, size_t nchar)
-{
-	struct patterns_store *st = calloc(1, sizeof(*st));
-
-	if (!st)
-		return NULL;
-	st->names = malloc((nev ? nev : 1) * sizeof(*st->names));
-	st->kinds = malloc((nev ? nev : 1) * sizeof(*st->kinds));
-	st->text = malloc(nchar ? nchar : 1);
-	if (!st->names || !st->kinds || !st->text) {
-		patterns_store_free(st);
-		return NULL;
-	}
-	return st;
-}
-
-void patterns_store_free(struct patterns_store *st)
-{
-	if (!st)
-		return;
-	free(st->names);
-	free(st->kinds);
-	free(st->text);
-	free(st);
-}
-
-void patterns__free(struct patterns_result *r)
-{
-	if (!r)
-		return;
-	patterns_store_free(r->store);
-	free(r->v);
-	free(r);
 }

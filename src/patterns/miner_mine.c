@@ -4,39 +4,14 @@
  * (docs/ALGORITHMS.md §4.3); see miner.h. This file runs one search: its
  * passes within the budgets (mine(): the iterative deepening that follows a
  * cut search), then the minimality pass and the result. The index is
- * miner_data.c, the node expansion miner_search.c and miner_neg.c.
+ * miner_data.c, the node expansion miner_search.c and miner_neg.c, the
+ * options and the thresholds as counts miner_opts.c.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-void miner_opts_default(struct miner_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->delta_ppm = PPM_ONE;
-	o->alpha_ppm = 0;
-	o->gap_max = 2;
-	o->gap_min = 0;
-	o->max_len = 8;
-	o->max_nodes = 100000;
-	o->time_budget_ns = 0;
-	o->max_patterns = 1000;
-	o->max_seq_len = 0;
-}
-
-uint32_t miner_min_pos(uint32_t delta_ppm, uint32_t npos)
-{
-	uint64_t v = ((uint64_t)delta_ppm * npos + PPM_ONE - 1) / PPM_ONE;
-
-	return v ? (uint32_t)v : 1;
-}
-
-uint32_t miner_max_neg(uint32_t alpha_ppm, uint32_t nneg)
-{
-	return ppm_floor(alpha_ppm, nneg);
-}
 
 static int cmp_rec(const void *a, const void *b, void *arg)
 {

@@ -9,36 +9,6 @@
 
 #include "internal.h"
 
-int actors_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (n > SIZE_MAX / size)
-		return -ENOMEM;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
-int actors_skip(struct ctx *c, uint32_t thread, const char *reason, size_t count)
-{
-	struct actors_result *r = c->r;
-	int err = actors_grow((void **)&r->skipped, &c->cap_skip, r->nskipped + 1, sizeof(*r->skipped));
-
-	if (err)
-		return err;
-	r->skipped[r->nskipped++] = (struct actor_skip){ .thread = thread, .reason = reason, .count = count };
-	return 0;
-}
-
 int actors__analyse(const struct timeline *tl, const struct actors_opts *o, struct actors_result **out)
 {
 	static const struct actors_opts defaults;
@@ -83,16 +53,4 @@ out:
 	}
 	*out = c.r;
 	return 0;
-}
-
-void actors__free(struct actors_result *r)
-{
-	if (!r)
-		return;
-	for (size_t i = 0; i < r->n; i++)
-		actor_release(&r->v[i]);
-	free(r->v);
-	free(r->skipped);
-	free(r->edges);
-	free(r);
 }
