@@ -2,7 +2,7 @@
 # Throughput and peak memory of fragments -> invocations -> period/breaks,
 # on synthetic actors (tests/bench/bench_period.c).
 #   scripts/bench-period.sh [FRAGMENTS...]     default: 1000000 10000000
-# Env: ACTORS (default 1000), GAP_FRAC (default 0 = ALGORITHMS.md §1.4
+# Env: ACTORS (default 1000), GAP_FRAC (default 0 = docs/ALGORITHMS.md §1.4
 # exactly; 0.5 = invocations_opts.max_gap_frac), OUTPUT (build dir).
 set -euo pipefail
 cd "$(dirname "$0")/.."

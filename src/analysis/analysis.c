@@ -177,7 +177,7 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	a->tl = tl;
 	a->opts = *o;
 	/*
-	 * Stages in DESIGN.md order: actors, critical, patterns; the critical
+	 * Stages in docs/DESIGN.md order: actors, critical, patterns; the critical
 	 * path's graph is built beside the actors where two jobs run, and
 	 * the patterns beside the rest of the critical path.
 	 */

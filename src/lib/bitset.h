@@ -2,7 +2,7 @@
 /*
  * Fixed-size bitsets over 64-bit words, bit j of the set is bit (j % 64) of
  * word (j / 64). Only the operations the gap-constrained containment test
- * needs (ALGORITHMS.md §4.3): the caller owns the memory.
+ * needs (docs/ALGORITHMS.md §4.3): the caller owns the memory.
  */
 #ifndef QT_BITSET_H
 #define QT_BITSET_H

@@ -1,5 +1,5 @@
 /*
- * report --html: one self-contained HTML file (DESIGN.md §9): a zoomable
+ * report --html: one self-contained HTML file (docs/DESIGN.md §9): a zoomable
  * timeline with a lane per thread (run intervals, the actors' invocations,
  * period breaks highlighted, critical tasks outlined in red, missing data
  * shaded), then the actor table, the patterns and the critical path. No

@@ -1,7 +1,7 @@
 /*
  * qostrace export --perfetto: the analysis as Chrome trace-event JSON (the
  * "Trace Event Format"), which ui.perfetto.dev, chrome://tracing and the
- * Chrome DevTools performance panel open (DESIGN.md §9).
+ * Chrome DevTools performance panel open (docs/DESIGN.md §9).
  *
  * What a viewer shows, per process (pid) and thread (tid) of the recording:
  *

@@ -136,12 +136,12 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 
 	fprintf(f, "eps %s (%s", fmt_duration(b1, sizeof(b1), r->epsilon_ns), r->epsilon_source);
 	if (!strcmp(r->epsilon_source, "auto") && r->epsilon_evidence_ns == 0)
-		fprintf(f, ": every wakeup latency was spent behind another thread, so none is invisible; Theorem 2");
+		fprintf(f, ": every wakeup latency was spent behind another thread, so none is invisible");
 	else if (!strcmp(r->epsilon_source, "auto"))
-		fprintf(f, ": largest wakeup latency not spent behind another thread, %s, Theorem 2%s",
+		fprintf(f, ": largest wakeup latency not spent behind another thread, %s%s",
 			fmt_duration(b2, sizeof(b2), r->epsilon_evidence_ns), r->epsilon_capped ? "; capped" : "");
 	else if (r->epsilon_evidence_ns >= 0)
-		fprintf(f, "; the wakeups say %s would do, Theorem 2",
+		fprintf(f, "; the wakeups say %s would do",
 			fmt_duration(b2, sizeof(b2), r->epsilon_evidence_ns));
 	fprintf(f, ")\n");
 	fprintf(f, "%s tasks (%s), %s edges: %s CPU hand-overs, %s program order, %s wakeups\n",
@@ -238,7 +238,7 @@ static void print_gantt(const struct critical_result *r, const struct analysis *
 
 	fprintf(f, "%zu tasks, %zu actors; eps %s (%s%s)\n", g->n, g->n_actors,
 		fmt_duration(b1, sizeof(b1), r->epsilon_ns), r->epsilon_source,
-		r->epsilon_ns == 0 ? ": Algorithm 2, exact adjacency" : ": Algorithm 4");
+		r->epsilon_ns == 0 ? ": exact adjacency" : ": gaps up to eps bridged");
 	fprintf(f, "%" PRIu64 " edges: %" PRIu64 " exact, %" PRIu64 " through a control task, %" PRIu64
 		" initial control tasks\n", r->nedges, r->edges.exact, r->edges.cross,
 		r->edges.releases[CRIT_CAT_INIT]);
