@@ -11,7 +11,6 @@
 #include "lib/log.h"
 #include "internal.h"
 
-/* The section prefix of each path's programs. */
 /* The section prefix of each BTF path's programs (they share an object). */
 static const char *const sec_prefix[] = {
 	[REC_BACKEND_BTF] = "tp_btf/",
@@ -32,9 +31,9 @@ static bool optional(const struct bpf_program *prog)
 }
 
 /*
- * The tracefs object has each program that reads no field of a record
- * twice: tp_X on a classic tracepoint, tpr_X on the raw tracepoint, which
- * is better where there are raw tracepoints (bpf/qostrace_tracefs.bpf.c).
+ * The tracefs object has some programs twice: tp_X on a classic
+ * tracepoint, tpr_X on the raw one, which holds no other program off
+ * (bpf/qostrace_tracefs.bpf.c). tpr_X where the kernel has raw tracepoints.
  */
 static bool superseded(struct backend *b, const struct bpf_program *prog, bool raw_tp)
 {
@@ -52,13 +51,12 @@ static bool superseded(struct backend *b, const struct bpf_program *prog, bool r
 /* Only the programs of the chosen path; the system calls only if wanted. */
 static void select_programs(struct backend *b, bool syscalls, bool raw_tp)
 {
-	const char *prefix = sec_prefix[b->kind];
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, b->obj) {
 		const char *sec = bpf_program__section_name(prog);
 		bool keep = b->kind == REC_BACKEND_TRACEFS ? !superseded(b, prog, raw_tp) :
-			    !strncmp(sec, prefix, strlen(prefix));
+			    !strncmp(sec, sec_prefix[b->kind], strlen(sec_prefix[b->kind]));
 
 		if (!syscalls && (ends_with(sec, "/sys_enter") || ends_with(sec, "/sys_exit")))
 			keep = false;

@@ -2,6 +2,7 @@
 /* Ring buffer or perf buffer; see src/record/evbuf.h. */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,7 +12,11 @@
 #include "evbuf.h"
 #include "file/codec.h"
 
-/* One CPU's records of one drain, each as a u32 size and the record, 8-aligned. */
+/*
+ * One CPU's records of one drain, each as a u64 size and the record,
+ * 8-aligned as the ring buffer hands them out (the writer loads their
+ * 64-bit fields in place).
+ */
 struct stage {
 	uint8_t *data;
 	size_t len, cap, pos;
@@ -82,9 +87,12 @@ static int ring_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+#define STAGED(size) (sizeof(uint64_t) + (((size_t)(size) + 7) & ~(size_t)7))
+
 static int stage_push(struct stage *s, const void *data, uint32_t size)
 {
-	size_t need = (sizeof(uint32_t) + size + 7) & ~(size_t)7;
+	size_t need = STAGED(size);
+	uint64_t len = size;
 
 	if (s->len + need > s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1 << 16;
@@ -98,8 +106,8 @@ static int stage_push(struct stage *s, const void *data, uint32_t size)
 		s->data = d;
 		s->cap = cap;
 	}
-	memcpy(s->data + s->len, &size, sizeof(size));
-	memcpy(s->data + s->len + sizeof(size), data, size);
+	memcpy(s->data + s->len, &len, sizeof(len));
+	memcpy(s->data + s->len + sizeof(len), data, size);
 	s->len += need;
 	return 0;
 }
@@ -125,9 +133,16 @@ static enum bpf_perf_event_ret perf_event(void *ctx, int cpu, struct perf_event_
 		struct perf_sample *s = (struct perf_sample *)h;
 		uint32_t size = s->size;
 
-		/* The kernel pads a sample to 8 bytes with its size word: back to the record's own. */
+		/*
+		 * The kernel pads a sample to 8 bytes with its size word: back
+		 * to the record's own. The data is only 4-aligned here.
+		 */
 		if (size >= sizeof(struct qt_rec_hdr)) {
-			size_t want = codec_rec_size(((const struct qt_rec_hdr *)s->data)->type);
+			uint8_t type;
+			size_t want;
+
+			memcpy(&type, s->data + offsetof(struct qt_rec_hdr, type), 1);
+			want = codec_rec_size(type);
 
 			if (want && want <= size)
 				size = want;
@@ -172,7 +187,7 @@ int evbuf__open(struct evbuf *eb, evbuf_record_fn fn, void *ctx)
 
 static uint64_t stage_ts(const struct stage *s)
 {
-	const struct qt_rec_hdr *h = (const void *)(s->data + s->pos + sizeof(uint32_t));
+	const struct qt_rec_hdr *h = (const void *)(s->data + s->pos + sizeof(uint64_t));
 
 	return h->ts;
 }
@@ -184,7 +199,7 @@ static int merge(struct evbuf *eb)
 
 	for (;;) {
 		struct stage *best = NULL;
-		uint32_t size;
+		uint64_t size;
 
 		for (int i = 0; i < eb->ncpus; i++) {
 			struct stage *s = &eb->stage[i];
@@ -196,7 +211,7 @@ static int merge(struct evbuf *eb)
 			break;
 		memcpy(&size, best->data + best->pos, sizeof(size));
 		eb->fn(eb->ctx, best->data + best->pos + sizeof(size), size);
-		best->pos += (sizeof(uint32_t) + size + 7) & ~(size_t)7;
+		best->pos += STAGED(size);
 		n++;
 	}
 	for (int i = 0; i < eb->ncpus; i++)
