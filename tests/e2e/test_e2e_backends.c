@@ -18,6 +18,7 @@
 #include "testutil.h"
 #include "file/trace.h"
 #include "record/probe.h"
+#include "record/tracefs.h"
 #include "timeline/timeline.h"
 
 /* Skips unless this kernel can record with --backend spec. */
@@ -30,6 +31,9 @@ static void require_backend(const char *spec)
 
 	require_recording();
 	cr_assert_eq(probe_parse_backend(spec, &b, &buf), 0);
+	/* as perf and trace-cmd do, where it is not mounted yet */
+	if (b == REC_BACKEND_TRACEFS && tracefs_find(msg, sizeof(msg)) && system(TRACEFS_MOUNT_HINT))
+		fprintf(stderr, "could not mount tracefs\n");
 	if (probe_choose(b, buf, NULL, &c, msg, sizeof(msg))) {
 		fprintf(stderr, "SKIPPED: --backend %s: %s\n", spec, msg);
 		cr_skip_test("--backend %s: %s", spec, msg);

@@ -17,6 +17,7 @@
 #include "e2eutil.h"
 #include "testutil.h"
 #include "record/probe.h"
+#include "record/tracefs.h"
 #include "qt_events.h"
 #include "timeline/timeline.h"
 #include "file/trace.h"
@@ -148,6 +149,9 @@ static void record_workload(const char *suite, const char *const *args)
 			cr_skip_test("no kernel BTF to copy for --btf");
 		}
 	}
+	/* as perf and trace-cmd do, where it is not mounted yet */
+	if (backend == REC_BACKEND_TRACEFS && tracefs_find(msg, sizeof(msg)) && system(TRACEFS_MOUNT_HINT))
+		fprintf(stderr, "could not mount tracefs\n");
 	if (probe_choose(backend, buffer, btf, &how, msg, sizeof(msg))) {
 		fprintf(stderr, "SKIPPED: %s: %s\n", suite, msg);
 		cr_skip_test("%s: %s", suite, msg);
