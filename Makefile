@@ -76,14 +76,16 @@ LIB_SRCS  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS)) $(OUTPUT)/obj/gen/report/html_assets.o
 LIB       := $(OUTPUT)/libqostrace.a
 # The commands and the recorder (the demo's pipeline with them).
+# What drives the BPF objects (the backend*.c files include their skeletons).
+RECORDER_SRCS := $(wildcard src/record/recorder.c src/record/backend*.c src/record/evbuf.c)
 ifeq ($(NO_RECORDER),)
-RECORDER_OBJ := $(OUTPUT)/obj/record/recorder.o
+RECORDER_OBJ := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(RECORDER_SRCS))
 else
 RECORDER_OBJ := $(OUTPUT)/obj/record/recorder_none.o
 $(RECORDER_OBJ): CFLAGS += -DQOSTRACE_NO_RECORDER_WHY='"$(NO_RECORDER)"'
 endif
 CLI_SRCS  := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c src/demo/*.c)) \
-	$(filter-out src/record/recorder.c src/record/recorder_none.c,$(wildcard src/record/*.c))
+	$(filter-out $(RECORDER_SRCS) src/record/recorder_none.c,$(wildcard src/record/*.c))
 CLI_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(CLI_SRCS)) $(RECORDER_OBJ)
 PROG      := $(OUTPUT)/qostrace
 
@@ -114,7 +116,7 @@ $(OUTPUT)/bpf/vmlinux.h:
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/bpf/vmlinux.h
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MT $@ -c $< -o $@.tmp
 	$(Q)$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
 
 $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
@@ -132,9 +134,9 @@ $(OUTPUT)/gen/report/html_assets.c: scripts/gen-html-assets.sh src/report/html.c
 	$(Q)mkdir -p $(@D)
 	$(Q)scripts/gen-html-assets.sh > $@
 
-# Only the recorder waits for the skeleton; generated headers come first for all.
-$(OUTPUT)/obj/record/recorder.o: CFLAGS += -I$(OUTPUT)/skel
-$(OUTPUT)/obj/record/recorder.o: | $(SKELS)
+# Only the recorder waits for the skeletons; generated headers come first for all.
+$(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(RECORDER_SRCS)): CFLAGS += -I$(OUTPUT)/skel
+$(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(RECORDER_SRCS)): | $(SKELS)
 
 $(OUTPUT)/obj/%.o: src/%.c | $(GEN_HDRS)
 	$(call msg,CC,$@)

@@ -153,6 +153,11 @@ struct qt_cpu_stats {
 	__u32 hard_depth;	/* nesting of those contexts */
 	__u16 hard_src;		/* QT_IRQ_* of the innermost one */
 	__u16 pad;
+	/*
+	 * QT_REC_LOST records a full perf buffer refused: it counts them
+	 * among its own lost samples, which are compared with `lost`.
+	 */
+	__u64 lost_records_refused;
 };
 
 /*

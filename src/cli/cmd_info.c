@@ -90,6 +90,23 @@ static void print_when(const struct trace *t)
 	       t->ncpus);
 }
 
+/* How it was recorded and what that way could not record (files of 0.1 do not say). */
+static void print_recorder(const struct trace *t)
+{
+	const char *path = tf_kv_get(&t->meta, TF_META_BACKEND);
+	const char *buf = tf_kv_get(&t->meta, TF_META_BUFFER);
+	const char *missing = tf_kv_get(&t->meta, TF_META_MISSING);
+
+	if (!path)
+		return;
+	printf("recorder    attach path %s, %s", path,
+	       buf && !strcmp(buf, "perfbuf") ? "a perf buffer per CPU" : "a ring buffer");
+	if (missing && *missing)
+		printf("; not recorded: %s%s", missing, strstr(missing, "runtime") ?
+		       " (the kernel's CPU time at each switch: CPU times are switch-to-switch intervals)" : "");
+	printf("\n");
+}
+
 int cmd_info(int argc, char **argv, char *const *whole)
 {
 	struct info_args a = { .top = 10 };
@@ -102,6 +119,7 @@ int cmd_info(int argc, char **argv, char *const *whole)
 	size_t nshown = 0, ntargets = 0, nactive = 0;
 	char b1[32], b2[32];
 	const char *v;
+	uint64_t missed;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return 2;
@@ -120,6 +138,7 @@ int cmd_info(int argc, char **argv, char *const *whole)
 	printf("targets     %s%s%s\n", v ? v : "?",
 	       v && strcmp(v, "all") ? ": processes " : "",
 	       v && strcmp(v, "all") ? (tf_kv_get(&t->meta, TF_META_TARGETS) ?: "") : "");
+	print_recorder(t);
 	if (t->finished) {
 		uint64_t st;
 
@@ -158,6 +177,9 @@ int cmd_info(int argc, char **argv, char *const *whole)
 		if (tl->ngaps > 10)
 			printf("            ... %zu windows in all (qostrace dump shows each)\n", tl->ngaps);
 	}
+	if (!tf_kv_get_u64(&t->end, TF_END_MISSED, &missed) && missed)
+		printf("missed      %" PRIu64 " tracepoint hits the kernel ran no program for (one was "
+		       "already running on that CPU)\n", missed);
 	if (d->corrupt_blocks || d->resyncs || d->truncated)
 		printf("damage      %u corrupt blocks skipped, %u resyncs, %" PRIu64 " bytes skipped%s\n",
 		       d->corrupt_blocks, d->resyncs, d->bytes_skipped,

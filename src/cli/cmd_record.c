@@ -12,6 +12,7 @@
 #include "file/codec.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "record/probe.h"
 #include "record/recorder.h"
 
 #define MAX_PIDS 256
@@ -29,6 +30,8 @@ enum {
 	OPT_NO_IRQS,
 	OPT_POLL,
 	OPT_COMPRESS,
+	OPT_BACKEND,
+	OPT_BTF,
 };
 
 static const struct argp_option options[] = {
@@ -43,8 +46,10 @@ static const struct argp_option options[] = {
 	{ "force", OPT_FORCE, NULL, 0, "Replace FILE if it exists", 2 },
 	{ "compress", OPT_COMPRESS, "LEVEL", 0, "zlib level 0-9 (default 1: fast; 0 stores)", 2 },
 	{ NULL, 0, NULL, 0, "Tuning:", 3 },
-	{ "buffer-size", OPT_BUFFER, "SIZE", 0, "Kernel ring buffer, a power of two (default 32M)", 3 },
-	{ "poll", OPT_POLL, "MS", 0, "Drain the ring buffer every MS milliseconds (default 100)", 3 },
+	{ "buffer-size", OPT_BUFFER, "SIZE", 0, "Kernel buffer, a power of two (default 32M; a perf buffer gets its share per CPU)", 3 },
+	{ "poll", OPT_POLL, "MS", 0, "Drain the buffer every MS milliseconds (default 100)", 3 },
+	{ "backend", OPT_BACKEND, "PATH[,BUFFER]", 0, "How to attach: btf, core or tracefs; and/or where the records go: ringbuf or perfbuf (default: the best this kernel allows; see below)", 3 },
+	{ "btf", OPT_BTF, "FILE", 0, "This kernel's BTF from a file, for a kernel without /sys/kernel/btf/vmlinux (attach path core)", 3 },
 	{ NULL, 0, NULL, 0, "Messages:", 4 },
 	{ "verbose", 'v', NULL, 0, "More messages (-vv debug, -vvv libbpf and verifier log)", 4 },
 	{ "quiet", 'q', NULL, 0, "Only errors: no status line, no summary", 4 },
@@ -67,9 +72,26 @@ static const char doc[] =
 	"      every thread for 10 s\n"
 	"  qostrace record -o load.qtrace -a -- stress-ng --switch 2 -t 5\n"
 	"      every thread, for as long as the command runs\n"
+	"  qostrace record -o old.qtrace -a -d 10 --backend tracefs,perfbuf\n"
+	"      as on a kernel without BTF and ring buffer\n"
+	"\n"
+	"ATTACH PATHS (--backend; -v says which one was chosen, and why):\n"
+	"  btf      tp_btf on the kernel's own BTF (/sys/kernel/btf/vmlinux),\n"
+	"           task storage, sched_switch's prev_state: Linux 5.18+;\n"
+	"           the ring buffer only\n"
+	"  core     raw tracepoints, reads relocated against the kernel's BTF\n"
+	"           or a BTF file (--btf FILE; distributions and BTFHub ship\n"
+	"           them): Linux 4.17+\n"
+	"  tracefs  classic tracepoints, layouts from the tracefs format files\n"
+	"           (mount -t tracefs nodev /sys/kernel/tracing), no BTF at\n"
+	"           all; without the kernel's per-switch CPU accounting (the\n"
+	"           file says so, and the report)\n"
+	"  ringbuf  one ring buffer for all CPUs: Linux 5.8+\n"
+	"  perfbuf  a perf buffer per CPU: any kernel\n"
+	"Every path needs Linux 5.2+ (read-only values for the programs).\n"
 	"\n"
 	"Ctrl-C or SIGTERM ends a recording cleanly. Needs root, or CAP_BPF and\n"
-	"CAP_PERFMON, on Linux 5.18+ with BTF. Then: qostrace info FILE, qostrace report FILE.";
+	"CAP_PERFMON. Then: qostrace info FILE, qostrace report FILE.";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -138,6 +160,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		a->o.ring_bytes = v;
 		break;
+	case OPT_BACKEND:
+		if (probe_parse_backend(arg, &a->o.backend, &a->o.buffer))
+			argp_error(state, "--backend '%s': expected btf, core or tracefs, and/or ringbuf or perfbuf, "
+				   "e.g. --backend tracefs,perfbuf", arg);
+		break;
+	case OPT_BTF:
+		a->o.btf_path = arg;
+		break;
 	case ARGP_KEY_ARG:
 		/* The command and all its arguments: they are not ours to parse. */
 		a->o.argv = &state->argv[state->next - 1];
@@ -193,14 +223,17 @@ static void print_summary(const struct recorder_opts *o, const struct recorder_s
 	}
 	fprintf(stderr, "\n");
 	if (s->lost)
-		fprintf(stderr, "qostrace: LOST %llu events in the kernel (ring buffer full): the trace marks "
+		fprintf(stderr, "qostrace: LOST %llu events in the kernel (%s full): the trace marks "
 			"where; a larger --buffer-size or fewer event kinds (--no-syscalls) help\n",
-			(unsigned long long)s->lost);
+			(unsigned long long)s->lost, s->buffer == REC_BUFFER_PERF ? "perf buffer" : "ring buffer");
 	if (s->user_dropped)
 		fprintf(stderr, "qostrace: %llu events could not be written%s%s\n",
 			(unsigned long long)s->user_dropped, s->write_err ? ": " : "",
 			s->write_err ? strerror(-s->write_err) : "");
-	if (!s->lost && !s->user_dropped) {
+	if (s->missed)
+		fprintf(stderr, "qostrace: MISSED %llu tracepoint hits: the kernel runs no program where one "
+			"is already running on that CPU\n", (unsigned long long)s->missed);
+	if (!s->lost && !s->user_dropped && !s->missed) {
 		fprintf(stderr, "qostrace: no events lost\n");
 	}
 	fprintf(stderr, "qostrace: stopped: %s", s->reason ? s->reason : "error");

@@ -79,6 +79,9 @@ struct tf_block_hdr {
 #define TF_META_VERSION "qostrace_version"
 #define TF_META_RING "ring_bytes"
 #define TF_META_FEATURES "features"	/* syscalls,irqs,... */
+#define TF_META_BACKEND "backend"	/* attach path: btf, core or tracefs (src/record/probe.h) */
+#define TF_META_BUFFER "buffer"		/* ringbuf or perfbuf */
+#define TF_META_MISSING "missing"	/* what the path could not record: runtime (comma separated) */
 
 /* Keys of the END block. */
 #define TF_END_STOP "stop_ns"
@@ -87,6 +90,7 @@ struct tf_block_hdr {
 #define TF_END_LOST "lost"
 #define TF_END_LOST_CPU "lost_cpu"	/* per CPU, comma separated */
 #define TF_END_USER_DROPPED "user_dropped"
+#define TF_END_MISSED "missed"		/* tracepoint hits the kernel ran no program for */
 #define TF_END_EXIT_STATUS "exit_status"	/* of the traced command */
 
 /* key=value lists (META and END blocks). */

@@ -10,6 +10,9 @@
 /* Every thread of every process: tid, tgid, ppid, comm, kernel-thread flag. */
 int procfs_threads(struct tf_thread **out, size_t *n);
 
+/* How many threads the system has now (/proc/loadavg), 0 if unknown. */
+uint32_t procfs_nr_threads(void);
+
 /* The process (tgid) a pid or tid belongs to; -ESRCH if it does not exist. */
 int procfs_tgid_of(uint32_t id, uint32_t *tgid);
 

@@ -12,19 +12,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "backend.h"
 #include "probe.h"
 #include "procfs.h"
 #include "recorder.h"
 #include "target.h"
 #include "file/tracefile.h"
 #include "file/writer.h"
-#include "qostrace.skel.h"
 
 #ifndef QOSTRACE_VERSION
 #define QOSTRACE_VERSION "0.1"
@@ -102,19 +100,17 @@ static int on_record(void *arg, void *data, size_t size)
 }
 
 /* Sums the per-CPU kernel counters. lost_cpu gets one total per CPU. */
-static int read_kernel_stats(struct qostrace_bpf *skel, uint64_t *lost, uint64_t *lost_by_type,
+static int read_kernel_stats(struct backend *be, uint64_t *lost, uint64_t *lost_by_type,
 			     uint64_t *lost_cpu, int ncpus)
 {
 	struct qt_cpu_stats *v;
-	__u32 zero = 0;
 	int err;
 
 	v = calloc(ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	err = bpf_map_lookup_elem(bpf_map__fd(skel->maps.cpu_stats), &zero, v);
+	err = backend__cpu_stats(be, v, ncpus);
 	if (err) {
-		err = -errno;
 		free(v);
 		return err;
 	}
@@ -133,8 +129,8 @@ static int read_kernel_stats(struct qostrace_bpf *skel, uint64_t *lost, uint64_t
 	return 0;
 }
 
-static int build_meta(struct tf_kv *m, const struct recorder_opts *o, const uint32_t *tgids,
-		      size_t ntgids, uint64_t start)
+static int build_meta(struct tf_kv *m, const struct recorder_opts *o, const struct probe_choice *c,
+		      const uint32_t *tgids, size_t ntgids, uint64_t start)
 {
 	struct utsname u;
 	char host[256] = "", targets[1024] = "";
@@ -161,6 +157,9 @@ static int build_meta(struct tf_kv *m, const struct recorder_opts *o, const uint
 	err |= tf_kv_set(m, TF_META_RING, "%llu", (unsigned long long)o->ring_bytes);
 	err |= tf_kv_set(m, TF_META_FEATURES, "sched,wakeup,lifecycle%s%s",
 			 o->no_syscalls ? "" : ",syscalls", o->no_irqs ? "" : ",irqs");
+	err |= tf_kv_set(m, TF_META_BACKEND, "%s", probe_backend_name(c->backend));
+	err |= tf_kv_set(m, TF_META_BUFFER, "%s", probe_buffer_name(c->buffer));
+	err |= tf_kv_set(m, TF_META_MISSING, "%s", probe_backend_missing(c->backend));
 	return err ? -ENOMEM : 0;
 }
 
@@ -169,14 +168,13 @@ static int build_meta(struct tf_kv *m, const struct recorder_opts *o, const uint
  * open when the programs were detached are written here, so that every
  * lost record counted by the kernel is also located in time.
  */
-static void flush_pending_losses(struct writer *w, struct qostrace_bpf *skel, int ncpus)
+static void flush_pending_losses(struct writer *w, struct backend *be, int ncpus)
 {
 	struct qt_cpu_stats *v = calloc(ncpus, sizeof(*v));
-	__u32 zero = 0;
 
 	if (!v)
 		return;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.cpu_stats), &zero, v) == 0) {
+	if (backend__cpu_stats(be, v, ncpus) == 0) {
 		for (int i = 0; i < ncpus; i++) {
 			struct qt_lost l = { .h = { .type = QT_REC_LOST, .cpu = i } };
 
@@ -197,14 +195,14 @@ static bool alive(pid_t pid)
 	return kill(pid, 0) == 0 || errno == EPERM;
 }
 
-static void push_stats(struct writer *w, struct qostrace_bpf *skel, int ncpus, uint64_t consumed)
+static void push_stats(struct writer *w, struct backend *be, int ncpus, uint64_t consumed)
 {
 	struct writer_stats ws;
 	struct qt_stats s = { .h = { .ts = mono_ns(), .type = QT_REC_STATS } };
 	uint64_t lost = 0;
 
 	writer__stats(w, &ws);
-	read_kernel_stats(skel, &lost, NULL, NULL, ncpus);
+	read_kernel_stats(be, &lost, NULL, NULL, ncpus);
 	s.lost = lost;
 	s.consumed = consumed;
 	s.emitted = consumed + lost;
@@ -212,72 +210,10 @@ static void push_stats(struct writer *w, struct qostrace_bpf *skel, int ncpus, u
 	writer__push(w, &s, sizeof(s));
 }
 
-/* Optional programs are named ctx_*: skip those whose tracepoint this kernel lacks. */
-static void skip_missing_optional(struct qostrace_bpf *skel)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	struct bpf_program *prog;
-
-	bpf_object__for_each_program(prog, skel->obj) {
-		const char *sec = bpf_program__section_name(prog), *tp = strchr(sec, '/');
-		char name[128];
-
-		if (strncmp(bpf_program__name(prog), "ctx_", 4) || !tp)
-			continue;
-		snprintf(name, sizeof(name), "btf_trace_%s", tp + 1);
-		if (!btf || btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0) {
-			log_debug("this kernel has no %s tracepoint: not attached", tp + 1);
-			bpf_program__set_autoload(prog, false);
-		}
-	}
-	btf__free(btf);
-}
-
-static int attach_one(struct qostrace_bpf *skel, struct bpf_program *prog)
-{
-	struct bpf_link *link = bpf_program__attach(prog);
-
-	if (!link) {
-		int err = -errno;
-
-		log_err("cannot attach %s (%s): %s", bpf_program__section_name(prog),
-			bpf_program__name(prog), strerror(-err));
-		return err;
-	}
-	/* Hand the link to the skeleton, which destroys it with the rest. */
-	for (int i = 0; i < skel->skeleton->prog_cnt; i++)
-		if (*skel->skeleton->progs[i].prog == prog)
-			*skel->skeleton->progs[i].link = link;
-	return 0;
-}
-
-/*
- * Exit programs first: an entry seen without its exit would leave a CPU
- * "in interrupt" (the kernel side also expires such state after 10 ms).
- */
-static int attach_all(struct qostrace_bpf *skel)
-{
-	struct bpf_program *prog;
-	int err;
-
-	for (int pass = 0; pass < 2; pass++) {
-		bpf_object__for_each_program(prog, skel->obj) {
-			bool is_exit = strstr(bpf_program__section_name(prog), "_exit") != NULL;
-
-			if (!bpf_program__autoload(prog) || is_exit != (pass == 0))
-				continue;
-			err = attach_one(skel, prog);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
 int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 {
-	struct qostrace_bpf *skel = NULL;
-	struct ring_buffer *rb = NULL;
+	struct backend *be = NULL;
+	struct probe_choice choice;
 	struct writer *w = NULL;
 	struct tf_thread *threads = NULL;
 	size_t nthreads = 0;
@@ -300,11 +236,14 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	sum->exit_status = -1;
-	err = probe_recording(msg, sizeof(msg));
+	err = probe_choose(o->backend, o->buffer, o->btf_path, &choice, msg, sizeof(msg));
 	if (err) {
 		log_err("%s", msg);
 		return err;
 	}
+	log_info("%s", choice.why);
+	sum->backend = choice.backend;
+	sum->buffer = choice.buffer;
 	libbpf_set_print(libbpf_log);
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0 || ncpus > 1024) {
@@ -342,38 +281,34 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 			tgids[ntgids++] = child;
 	}
 
-	skel = qostrace_bpf__open();
-	if (!skel) {
-		err = -errno;
-		log_err("cannot open the BPF object: %s", strerror(-err));
-		goto out;
-	}
-	skel->rodata->self_tgid = getpid();
-	skel->rodata->all_targets = o->mode == REC_MODE_ALL;
-	skel->rodata->want_syscalls = !o->no_syscalls;
-	skel->rodata->want_irqs = !o->no_irqs;
-	bpf_map__set_max_entries(skel->maps.events, o->ring_bytes);
-	if (o->no_syscalls) {
-		bpf_program__set_autoload(skel->progs.on_sys_enter, false);
-		bpf_program__set_autoload(skel->progs.on_sys_exit, false);
-	}
-	skip_missing_optional(skel);
-	err = qostrace_bpf__load(skel);
-	if (err) {
-		log_err("cannot load the BPF programs: %s (run with -vvv for the verifier log)",
-			strerror(-err));
-		goto out;
+	{
+		struct backend_opts bo = {
+			.choice = &choice,
+			.btf_path = o->btf_path,
+			.knobs = {
+				.self_tgid = getpid(),
+				.all_targets = o->mode == REC_MODE_ALL,
+				.want_syscalls = !o->no_syscalls,
+				.want_irqs = !o->no_irqs,
+				.perfbuf = choice.buffer == REC_BUFFER_PERF,
+				.switch_state_arg = choice.switch_state_arg,
+			},
+			.buffer_bytes = o->ring_bytes,
+			.threads = procfs_nr_threads(),
+		};
+
+		err = backend__open(&bo, on_record, &c, &be);
+		if (err)
+			goto out;
 	}
 	for (size_t i = 0; i < ntgids; i++) {
-		__u8 one = 1;
-
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.targets), &tgids[i], &one, BPF_ANY)) {
-			err = -errno;
+		err = backend__add_target(be, tgids[i]);
+		if (err) {
 			log_err("cannot add target %u: %s", tgids[i], strerror(-err));
 			goto out;
 		}
 	}
-	err = attach_all(skel);
+	err = backend__attach(be);
 	if (err)
 		goto out;
 	start = mono_ns();
@@ -384,7 +319,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 		log_err("cannot read the thread table from /proc: %s", strerror(-err));
 		goto out;
 	}
-	err = build_meta(&meta, o, tgids, ntgids, start);
+	backend__known_threads(be, threads, nthreads);
+	err = build_meta(&meta, o, &choice, tgids, ntgids, start);
 	if (err)
 		goto out;
 	err = writer__open(&wo, &meta, threads, nthreads, start, &w);
@@ -402,12 +338,6 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 		goto out;
 	}
 	c.w = w;
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_record, &c, NULL);
-	if (!rb) {
-		err = -errno;
-		log_err("cannot set up the ring buffer consumer: %s", strerror(-err));
-		goto out_finish;
-	}
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -448,15 +378,15 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 		if (pause)
 			sleep_ms(pause);
 		before = c.consumed_bytes;
-		n = ring_buffer__consume(rb);
+		n = backend__consume(be);
 		if (n < 0 && n != -EINTR) {
-			log_err("ring buffer: %s", strerror(-n));
-			sum->reason = "ring buffer error";
+			log_err("%s: %s", probe_buffer_name(choice.buffer), strerror(-n));
+			sum->reason = "buffer error";
 			err = n;
 			break;
 		}
-		/* A pass that found the ring an eighth full comes back sooner. */
-		pause = c.consumed_bytes - before > o->ring_bytes / 8 ? 5 : o->poll_ms;
+		/* A pass that found the buffer an eighth full comes back sooner. */
+		pause = c.consumed_bytes - before > backend__capacity(be) / 8 ? 5 : o->poll_ms;
 		writer__flush_batch(w);
 		now = mono_ns();
 		{
@@ -497,8 +427,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 			uint64_t lost = 0;
 
 			writer__stats(w, &ws);
-			push_stats(w, skel, ncpus, c.consumed);
-			read_kernel_stats(skel, &lost, NULL, NULL, ncpus);
+			push_stats(w, be, ncpus, c.consumed);
+			read_kernel_stats(be, &lost, NULL, NULL, ncpus);
 			if (!o->quiet)
 				log_status("recording %5.1f s  %s events/s  lost %llu  %s  (Ctrl-C stops)",
 					   (now - start) / 1e9,
@@ -521,15 +451,15 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 	log_status_end();
 
 	/* Stop producing, then drain what is left: nothing recorded is lost. */
-	qostrace_bpf__detach(skel);
+	backend__detach(be);
 	sum->stop_ns = mono_ns();
-	while (ring_buffer__consume(rb) > 0)
+	while (backend__consume(be) > 0)
 		;
-	read_kernel_stats(skel, &sum->lost, sum->lost_by_type, lost_cpu, ncpus);
-	flush_pending_losses(w, skel, ncpus);
-	push_stats(w, skel, ncpus, c.consumed);
+	read_kernel_stats(be, &sum->lost, sum->lost_by_type, lost_cpu, ncpus);
+	sum->missed = backend__missed(be);
+	flush_pending_losses(w, be, ncpus);
+	push_stats(w, be, ncpus, c.consumed);
 
-out_finish:
 	if (!sum->stop_ns)
 		sum->stop_ns = mono_ns();
 	{
@@ -548,6 +478,7 @@ out_finish:
 		tf_kv_set(&end, TF_END_LOST_CPU, "%s", list);
 		tf_kv_set(&end, TF_END_USER_DROPPED, "%llu",
 			  (unsigned long long)(ws.user_dropped + ws.malformed));
+		tf_kv_set(&end, TF_END_MISSED, "%llu", (unsigned long long)sum->missed);
 		if (child_done)
 			tf_kv_set(&end, TF_END_EXIT_STATUS, "%d", status);
 		sum->events = ws.records;
@@ -595,8 +526,7 @@ out:
 			waitpid(child, &status, 0);
 		}
 	}
-	ring_buffer__free(rb);
-	qostrace_bpf__destroy(skel);
+	backend__destroy(be);
 	free(threads);
 	tf_kv_free(&meta);
 	tf_kv_free(&end);

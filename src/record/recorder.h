@@ -18,6 +18,24 @@ enum rec_mode {
 	REC_MODE_ALL,		/* every thread is a target */
 };
 
+/*
+ * How the programs attach (docs/DESIGN.md §2a), best first; AUTO: the best
+ * this kernel allows (src/record/probe.c decides).
+ */
+enum rec_backend {
+	REC_BACKEND_AUTO,
+	REC_BACKEND_BTF,	/* tp_btf, the kernel's own BTF (Linux 5.18+) */
+	REC_BACKEND_CORE,	/* raw_tp with CO-RE reads, kernel BTF or --btf FILE (4.17+) */
+	REC_BACKEND_TRACEFS,	/* classic tracepoints, offsets from tracefs, no BTF */
+};
+
+/* Where the programs put their records; AUTO: the ring buffer where there is one. */
+enum rec_buffer {
+	REC_BUFFER_AUTO,
+	REC_BUFFER_RING,	/* one BPF ring buffer for all CPUs (Linux 5.8+) */
+	REC_BUFFER_PERF,	/* a perf buffer per CPU */
+};
+
 struct recorder_opts {
 	enum rec_mode mode;
 	char *const *argv;		/* a command to run: the target in REC_MODE_COMMAND;
@@ -27,7 +45,10 @@ struct recorder_opts {
 	uint64_t duration_ns;		/* 0: until the command/targets exit or a signal */
 	const char *path;
 	bool force;
-	uint64_t ring_bytes;		/* power of two; default 32 MiB */
+	uint64_t ring_bytes;		/* power of two; default 32 MiB (a perf buffer's are per CPU) */
+	enum rec_backend backend;	/* forced with --backend, else AUTO */
+	enum rec_buffer buffer;
+	const char *btf_path;		/* --btf: the kernel's BTF from a file (CO-RE only) */
 	unsigned int poll_ms;		/* default 100 */
 	bool no_syscalls, no_irqs;
 	int zlevel;			/* default 1 */
@@ -41,10 +62,13 @@ struct recorder_summary {
 	uint64_t lost;			/* failed reservations in the kernel, all CPUs */
 	uint64_t lost_by_type[QT_REC_MAX];
 	uint64_t user_dropped;		/* records the writer could not store */
+	uint64_t missed;		/* tracepoint hits the kernel ran no program for */
 	uint64_t file_bytes;
 	uint64_t start_ns, stop_ns;
 	int exit_status;		/* of the command (waitpid status), -1 if none */
 	const char *reason;		/* why the recording stopped */
+	enum rec_backend backend;	/* the attach path and buffer it recorded with */
+	enum rec_buffer buffer;
 	int write_err;
 };
 

@@ -17,6 +17,7 @@
 #include "e2eutil.h"
 #include "testutil.h"
 #include "record/probe.h"
+#include "record/tracefs.h"
 #include "qt_events.h"
 #include "timeline/timeline.h"
 #include "file/trace.h"
@@ -85,29 +86,51 @@ static uint32_t thread_of(const struct timeline *tl, int tid)
 	return TL_NONE;
 }
 
-/* ---- the main recording, shared by several checks ---- */
+/* ---- the main recording of each suite, shared by its checks ---- */
 
 static char *dir;
-static char trace_path[256], log_path[256];
+static char trace_path[300], log_path[300];
 static struct trace *tr;
 static struct timeline *tl;
 static struct wl_log wl;
 static bool keep_dir = true;
+static struct probe_choice how;		/* the path and buffer the suite records with */
+
+/*
+ * --backend and --btf of a suite as probe_choose() takes them; "@BTF"
+ * stands for a copy of the kernel's BTF in the suite's directory.
+ */
+static void suite_backend(const char *const *args, const char *btf_copy, enum rec_backend *backend,
+			  enum rec_buffer *buffer, const char **btf)
+{
+	*backend = REC_BACKEND_AUTO;
+	*buffer = REC_BUFFER_AUTO;
+	*btf = NULL;
+	for (size_t i = 0; args[i] && args[i + 1]; i += 2) {
+		if (!strcmp(args[i], "--backend"))
+			cr_assert_eq(probe_parse_backend(args[i + 1], backend, buffer), 0);
+		else if (!strcmp(args[i], "--btf"))
+			*btf = btf_copy;
+	}
+}
 
 /*
  * Criterion runs .init before every test, in a fresh process: the first
  * one records and leaves the files in the runner's scratch directory
- * (QOSTRACE_TEST_TMP), the others reuse them.
+ * (QOSTRACE_TEST_TMP, a subdirectory per suite), the others reuse them.
  */
-static void record_workload(void)
+static void record_workload(const char *suite, const char *const *args)
 {
-	char qostrace[256], workload[256], done[300];
-	const char *scratch = getenv("QOSTRACE_TEST_TMP");
+	char qostrace[256], workload[256], done[320], btf_copy[320], msg[512];
+	const char *scratch = getenv("QOSTRACE_TEST_TMP"), *btf;
+	enum rec_backend backend;
+	enum rec_buffer buffer;
 	int status;
 
 	require_recording();
 	if (scratch && *scratch) {
-		dir = strdup(scratch);
+		cr_assert(asprintf(&dir, "%s/%s", scratch, suite) > 0);
+		mkdir(dir, 0700);
 	} else {
 		dir = tu_tmpdir();
 		scratch = NULL;
@@ -115,16 +138,41 @@ static void record_workload(void)
 	snprintf(trace_path, sizeof(trace_path), "%s/wl.qtrace", dir);
 	snprintf(log_path, sizeof(log_path), "%s/wl.log", dir);
 	snprintf(done, sizeof(done), "%s/wl.done", dir);
+	snprintf(btf_copy, sizeof(btf_copy), "%s/vmlinux.btf", dir);
+	suite_backend(args, btf_copy, &backend, &buffer, &btf);
+	if (btf && access(btf_copy, F_OK)) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "cp /sys/kernel/btf/vmlinux '%s' 2>/dev/null", btf_copy);
+		if (system(cmd)) {
+			fprintf(stderr, "SKIPPED: no kernel BTF to copy for --btf\n");
+			cr_skip_test("no kernel BTF to copy for --btf");
+		}
+	}
+	/* as perf and trace-cmd do, where it is not mounted yet */
+	if (backend == REC_BACKEND_TRACEFS && tracefs_find(msg, sizeof(msg)) && system(TRACEFS_MOUNT_HINT))
+		fprintf(stderr, "could not mount tracefs\n");
+	if (probe_choose(backend, buffer, btf, &how, msg, sizeof(msg))) {
+		fprintf(stderr, "SKIPPED: %s: %s\n", suite, msg);
+		cr_skip_test("%s: %s", suite, msg);
+	}
 	if (!scratch || access(done, F_OK)) {
+		char *argv[20] = { qostrace, "record", "-q", "-o", trace_path };
+		int n = 5;
+
 		snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 		snprintf(workload, sizeof(workload), "%s/workloads/qt_workload", build_dir());
 		unlink(trace_path);
-		{
-			char *argv[] = { qostrace, "record", "-q", "-o", trace_path, "--", workload, "-l",
-					 log_path, "-n", "30", NULL };
-
-			status = e2e_run(argv, NULL, false, 60000);
-		}
+		for (size_t i = 0; args[i]; i++)
+			argv[n++] = strcmp(args[i], "@BTF") ? (char *)args[i] : btf_copy;
+		argv[n++] = "--";
+		argv[n++] = workload;
+		argv[n++] = "-l";
+		argv[n++] = log_path;
+		argv[n++] = "-n";
+		argv[n++] = "30";
+		argv[n] = NULL;
+		status = e2e_run(argv, NULL, false, 60000);
 		cr_assert(status != -1, "the recording did not finish within 60 s");
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d",
 			  status);
@@ -148,9 +196,15 @@ static void cleanup(void)
 	free(dir);
 }
 
-TestSuite(e2e_record, .init = record_workload, .fini = cleanup, .timeout = 120);
+/* This path records the kernel's CPU accounting at each switch (the file says if not). */
+static bool has_runtime(void)
+{
+	const char *missing = tf_kv_get(&tr->meta, TF_META_MISSING);
 
-Test(e2e_record, file_is_complete_and_private)
+	return !missing || !strstr(missing, "runtime");
+}
+
+static void check_file_is_complete_and_private(void)
 {
 	struct stat st;
 
@@ -161,6 +215,40 @@ Test(e2e_record, file_is_complete_and_private)
 	cr_assert_eq(tr->lost_events, 0, "events were lost at the workload's rate");
 	cr_assert_eq(tr->user_dropped, 0);
 	cr_assert_gt(tr->nsw, 100);
+}
+
+/*
+ * The header names the path and buffer and what the path could not
+ * record; info says it, and so does the report where something is missing.
+ */
+static void check_header_names_the_backend(void)
+{
+	char cmd[600], *out, want[160];
+	const char *missing = probe_backend_missing(how.backend);
+
+	cr_assert_str_eq(tf_kv_get(&tr->meta, TF_META_BACKEND) ?: "", probe_backend_name(how.backend));
+	cr_assert_str_eq(tf_kv_get(&tr->meta, TF_META_BUFFER) ?: "", probe_buffer_name(how.buffer));
+	cr_assert_str_eq(tf_kv_get(&tr->meta, TF_META_MISSING) ?: "?", missing);
+	cr_assert_eq(how.backend == REC_BACKEND_TRACEFS, !has_runtime());
+	/* how many tracepoint hits the kernel ran no program for (other tracers may cause some) */
+	cr_expect(tf_kv_get(&tr->end, TF_END_MISSED), "the file does not say what the kernel skipped");
+	snprintf(cmd, sizeof(cmd), "%s/qostrace info '%s'", build_dir(), trace_path);
+	cr_assert_eq(e2e_sh(cmd, &out), 0, "%s", out);
+	snprintf(want, sizeof(want), "recorder    attach path %s, %s", probe_backend_name(how.backend),
+		 how.buffer == REC_BUFFER_PERF ? "a perf buffer per CPU" : "a ring buffer");
+	cr_expect(strstr(out, want), "info does not say '%s':\n%s", want, out);
+	if (*missing)
+		cr_expect(strstr(out, "not recorded: runtime"), "info does not say what is missing:\n%s", out);
+	else
+		cr_expect(!strstr(out, "not recorded"), "info says something is missing:\n%s", out);
+	free(out);
+	if (!*missing)
+		return;
+	snprintf(cmd, sizeof(cmd), "%s/qostrace report '%s' | sed -n '1,12p'", build_dir(), trace_path);
+	cr_assert_eq(e2e_sh(cmd, &out), 0, "%s", out);
+	cr_expect(strstr(out, "CPU-time accounting"), "the report's Recording section does not say "
+		  "what it could not do:\n%s", out);
+	free(out);
 }
 
 /* The kernel's runtime recorded at a switch-out of tid at ts (0 if none). */
@@ -191,14 +279,14 @@ static uint64_t last_wakeup(uint32_t th, uint64_t ts)
  * On-CPU time per thread against /proc/<pid>/task/<tid>/schedstat (read by
  * the workload while its threads sleep):
  *  - the kernel's accounting recorded at each switch-out equals schedstat
- *    exactly;
+ *    exactly (where the path records it: not the tracefs one);
  *  - the run intervals (switch to switch) differ from schedstat by at most
  *    1 % plus the time between the thread's wakeups and its switch-ins:
  *    when a wakeup preempts, the kernel starts charging the woken task at
  *    the wakeup, not at the switch. On a quiet machine that term is small
  *    and the spinners agree within 0.3 %; under load it grows.
  */
-Test(e2e_record, run_time_matches_schedstat)
+static void check_run_time_matches_schedstat(void)
 {
 	for (int i = 0; i < wl.nth; i++) {
 		uint32_t th = thread_of(tl, wl.th[i].tid);
@@ -225,8 +313,13 @@ Test(e2e_record, run_time_matches_schedstat)
 		fprintf(stderr, "  %-9s schedstat %10.3f ms  recorded %10.3f ms  intervals %10.3f ms (%+.3f%%),"
 			" wakeup latency %.3f ms\n", wl.th[i].name, wl.th[i].run_ns / 1e6, last_rt / 1e6,
 			sum / 1e6, 100.0 * diff / wl.th[i].run_ns, latency / 1e6);
-		cr_expect_eq(last_rt, wl.th[i].run_ns, "%s: recorded accounting %llu vs schedstat %llu",
-			     wl.th[i].name, (unsigned long long)last_rt, (unsigned long long)wl.th[i].run_ns);
+		if (has_runtime())
+			cr_expect_eq(last_rt, wl.th[i].run_ns, "%s: recorded accounting %llu vs schedstat %llu",
+				     wl.th[i].name, (unsigned long long)last_rt,
+				     (unsigned long long)wl.th[i].run_ns);
+		else	/* the file says it has none (check_header_names_the_backend) */
+			cr_expect_eq(last_rt, 0, "%s: accounting %llu where the path has none",
+				     wl.th[i].name, (unsigned long long)last_rt);
 		cr_expect(fabs(diff) <= 0.01 * wl.th[i].run_ns + latency,
 			  "%s: intervals %llu ns vs schedstat %llu ns, wakeup latency %llu ns", wl.th[i].name,
 			  (unsigned long long)sum, (unsigned long long)wl.th[i].run_ns,
@@ -235,7 +328,7 @@ Test(e2e_record, run_time_matches_schedstat)
 }
 
 /* Every write wakes the consumer: the wakeup is there, from the producer, at that time. */
-Test(e2e_record, every_wakeup_between_threads)
+static void check_every_wakeup_between_threads(void)
 {
 	uint32_t prod = thread_of(tl, wl.producer), cons = thread_of(tl, wl.consumer);
 	int matched = 0, between = 0;
@@ -273,7 +366,7 @@ Test(e2e_record, every_wakeup_between_threads)
  * wake spinners only at the final barriers or on kernel locks (fork() in a
  * threaded process holds the mmap lock): always threads of the workload.
  */
-Test(e2e_record, timer_wakeups_come_from_interrupt_context)
+static void check_timer_wakeups_come_from_interrupt_context(void)
 {
 	for (int s = 0; s < 2; s++) {
 		uint32_t spin = thread_of(tl, wl.th[s].tid);
@@ -322,7 +415,7 @@ Test(e2e_record, timer_wakeups_come_from_interrupt_context)
 	}
 }
 
-Test(e2e_record, syscalls_with_numbers_and_return_values)
+static void check_syscalls_with_numbers_and_return_values(void)
 {
 	uint32_t prod = thread_of(tl, wl.producer);
 	const struct tl_thread *x = &tl->threads[prod];
@@ -355,7 +448,7 @@ Test(e2e_record, syscalls_with_numbers_and_return_values)
 	cr_expect_eq(child_writes, 5, "child process writes recorded: %d", child_writes);
 }
 
-Test(e2e_record, recorder_is_not_recorded)
+static void check_recorder_is_not_recorded(void)
 {
 	uint64_t self = 0;
 	size_t own = 0, other = 0;
@@ -372,6 +465,31 @@ Test(e2e_record, recorder_is_not_recorded)
 	for (size_t i = 0; i < tr->ntask; i++)
 		cr_expect_neq(tr->task[i].tgid, self);
 }
+
+/*
+ * One suite per way of recording: the same checks on a recording made
+ * with those record options ("@BTF": a copy of the kernel's BTF).
+ */
+#define RECORD_SUITE(suite, ...)								\
+	static const char *const suite##_args[] = { __VA_ARGS__ };				\
+	static void suite##_init(void) { record_workload(#suite, suite##_args); }		\
+	TestSuite(suite, .init = suite##_init, .fini = cleanup, .timeout = 120);		\
+	Test(suite, file_is_complete_and_private) { check_file_is_complete_and_private(); }	\
+	Test(suite, header_names_the_backend) { check_header_names_the_backend(); }		\
+	Test(suite, run_time_matches_schedstat) { check_run_time_matches_schedstat(); }	\
+	Test(suite, every_wakeup_between_threads) { check_every_wakeup_between_threads(); }	\
+	Test(suite, timer_wakeups_come_from_interrupt_context)					\
+	{ check_timer_wakeups_come_from_interrupt_context(); }					\
+	Test(suite, syscalls_with_numbers_and_return_values)					\
+	{ check_syscalls_with_numbers_and_return_values(); }					\
+	Test(suite, recorder_is_not_recorded) { check_recorder_is_not_recorded(); }
+
+RECORD_SUITE(e2e_record, NULL)		/* the best this kernel allows */
+RECORD_SUITE(e2e_record_perfbuf, "--backend", "perfbuf", NULL)	/* the best path with one */
+RECORD_SUITE(e2e_record_core, "--backend", "core", NULL)
+RECORD_SUITE(e2e_record_core_btf_file, "--btf", "@BTF", NULL)
+RECORD_SUITE(e2e_record_tracefs, "--backend", "tracefs", NULL)
+RECORD_SUITE(e2e_record_tracefs_perfbuf, "--backend", "tracefs,perfbuf", NULL)
 
 /* ---- signals ---- */
 
@@ -617,10 +735,14 @@ Test(e2e_signals, sighup_finishes_the_file, .timeout = 60)
 	trace__free(t);
 }
 
-/* Without root or CAP_BPF + CAP_PERFMON: a message that says so, exit 1, no file. */
+/*
+ * Without root or CAP_BPF + CAP_PERFMON: a message that says so, exit 1, no
+ * file; whatever the attach path asked for.
+ */
 Test(e2e_refusals, no_privileges, .timeout = 60)
 {
-	char qostrace[256], path[300], out[2048] = "";
+	static const char *const paths[] = { "", "--backend tracefs,perfbuf" };
+	char qostrace[256], path[300];
 	char *d;
 	FILE *p;
 	struct stat st;
@@ -641,19 +763,21 @@ Test(e2e_refusals, no_privileges, .timeout = 60)
 		snprintf(qostrace, sizeof(qostrace), "%s/%s/qostrace", cwd, build_dir());
 	}
 	snprintf(path, sizeof(path), "%s/noroot.qtrace", d);
-	{
-		char cmd[1024];
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char cmd[1024], out[2048] = "";
 
 		snprintf(cmd, sizeof(cmd), "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "
-			 "'%s' record -a -d 1 -o '%s' 2>&1", qostrace, path);
+			 "'%s' record -a -d 1 %s -o '%s' 2>&1", qostrace, paths[i], path);
 		p = popen(cmd, "r");
 		cr_assert(p);
 		fread(out, 1, sizeof(out) - 1, p);
 		status = pclose(p);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "%s: status %d: %s", paths[i], status,
+			  out);
+		cr_expect(strstr(out, "CAP_BPF") && strstr(out, "root"),
+			  "%s: the message does not say what is missing: %s", paths[i], out);
+		cr_expect(stat(path, &st) != 0, "%s: a file was left behind", paths[i]);
 	}
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d: %s", status, out);
-	cr_expect(strstr(out, "CAP_BPF") && strstr(out, "root"), "the message does not say what is missing: %s", out);
-	cr_expect(stat(path, &st) != 0, "a file was left behind");
 	tu_rmdir(d);
 	free(d);
 }
