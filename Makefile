@@ -59,9 +59,15 @@ VMLINUX_H := bpf/$(ARCH)/vmlinux.h
 ifneq ($(ARCH),$(HOST_ARCH))
 CC := $(TRIPLET)-gcc
 # The target's static libraries: Debian's multiarch -dev packages, installed or
-# unpacked into this sysroot by scripts/install-deps.sh --cross.
-CROSS_SYSROOT ?= /var/cache/qostrace/sysroot-$(ARCH)
+# unpacked into this sysroot by scripts/install-deps.sh --cross (QOSTRACE_CACHE:
+# scripts/cross-sysroot.sh).
+CROSS_SYSROOT ?= $(or $(QOSTRACE_CACHE),/var/cache/qostrace)/sysroot-$(ARCH)
 CROSS_CFLAGS := -isystem $(CROSS_SYSROOT)/usr/include
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifeq ($(and $(shell command -v $(CC)),$(wildcard $(CROSS_SYSROOT)/usr/lib/$(TRIPLET)/libbpf.a /usr/lib/$(TRIPLET)/libbpf.a)),)
+$(error ARCH=$(ARCH) needs $(CC) and the target's libraries: scripts/install-deps.sh --cross installs them)
+endif
+endif
 # 32-bit: trace files past 2 GB, and times past 2038.
 ifeq ($(ARCH),arm)
 CROSS_CFLAGS += -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
