@@ -9,8 +9,8 @@
 #   scripts/install-deps.sh --fuzz    also the libFuzzer runtime
 #   scripts/install-deps.sh --cross   also what make ARCH=arm64|arm builds with: Debian's
 #                                     cross compilers and the targets' static libraries
-#   scripts/install-deps.sh --vm      --cross, and what make vm-test runs: QEMU, the
-#                                     kernel source for the no-BTF guest, the guest kernels
+#   scripts/install-deps.sh --vm      --cross, and what make vm-test runs: QEMU (system
+#                                     and user), linux-source-6.1 and what builds its kernels
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

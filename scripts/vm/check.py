@@ -183,10 +183,18 @@ def periodic(qostrace, trace, log, period_us):
 
 
 def small(qostrace, trace):
+    """A whole file whose losses, if any, are counted and located: the lost
+    records (first and last time of each run of losses) account for the
+    count in the file's END block, but for the last runs of each CPU, which
+    no later record reported before the recording stopped."""
     rep = report(qostrace, trace)
     t = rep["trace"]
-    print(f"  {lost(rep)} ({t['writer_dropped']} dropped by the writer), complete: {t['complete']}")
-    return bool(t["complete"])
+    out = subprocess.run([qostrace, "dump", "-e", "lost", trace], capture_output=True, check=True,
+                         text=True).stdout
+    located = sum(int(m.group(1)) for m in re.finditer(r"\] LOST\s+(\d+) records lost", out))
+    print(f"  {lost(rep)} ({t['writer_dropped']} dropped by the writer), {located} located by lost records, "
+          f"complete: {t['complete']}")
+    return bool(t["complete"]) and located <= t["lost_events"] and (located > 0) == (t["lost_events"] > 0)
 
 
 def summary(qostrace, trace):
