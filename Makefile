@@ -8,6 +8,11 @@
 #   make V=1        show the full commands
 #   make SAN=1      AddressSanitizer + UBSan build in build-san/
 #   make VMLINUX_BTF=/path/to/vmlinux   generate vmlinux.h from another kernel's BTF
+#   make static     build/static/qostrace: one static file for this machine's architecture
+#   make ARCH=arm64 build/arm64/qostrace, static, for a set-top box (ARCH=arm: armhf;
+#                   ARCH=x86: x86_64), with Debian's cross compiler and the target's
+#                   libraries (scripts/install-deps.sh --cross installs both)
+#   make vm-test    boot QEMU guests, record in them, check the traces here (scripts/vm-test.sh)
 #
 # The tree: src/<stage>/ holds one stage of the pipeline (docs/DESIGN.md);
 # every object but src/record/recorder.c builds without the BPF skeleton.
@@ -15,9 +20,22 @@
 .SUFFIXES:
 .SECONDARY:
 
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
+ARCH := $(HOST_ARCH)
+
+# Static builds, for a box with no package manager: one file to copy. A
+# build for another architecture is always one; each has its own directory
+# and uses the checked-in bpf/$(ARCH)/vmlinux.h, never this machine's kernel.
+STATIC ?=
+ifneq ($(ARCH),$(HOST_ARCH))
+STATIC := 1
+OUTPUT ?= build/$(ARCH)
+endif
 SAN ?=
 ifeq ($(SAN),1)
 OUTPUT ?= build-san
+else ifeq ($(STATIC),1)
+OUTPUT ?= build/static
 else
 OUTPUT ?= build
 endif
@@ -27,8 +45,37 @@ CLANG    ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL  ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+VMLINUX_H  := $(OUTPUT)/bpf/vmlinux.h
 
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
+ifeq ($(STATIC),1)
+TRIPLET_x86   := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+TRIPLET_arm   := arm-linux-gnueabihf
+TRIPLET := $(TRIPLET_$(ARCH))
+ifeq ($(TRIPLET),)
+$(error ARCH=$(ARCH): the static builds are for x86, arm64 and arm (armhf))
+endif
+VMLINUX_H := bpf/$(ARCH)/vmlinux.h
+ifneq ($(ARCH),$(HOST_ARCH))
+CC := $(TRIPLET)-gcc
+# The target's static libraries: Debian's multiarch -dev packages, installed or
+# unpacked into this sysroot by scripts/install-deps.sh --cross (QOSTRACE_CACHE:
+# scripts/cross-sysroot.sh).
+CROSS_SYSROOT ?= $(or $(QOSTRACE_CACHE),/var/cache/qostrace)/sysroot-$(ARCH)
+CROSS_CFLAGS := -isystem $(CROSS_SYSROOT)/usr/include
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifeq ($(and $(shell command -v $(CC)),$(wildcard $(CROSS_SYSROOT)/usr/lib/$(TRIPLET)/libbpf.a /usr/lib/$(TRIPLET)/libbpf.a)),)
+$(error ARCH=$(ARCH) needs $(CC) and the target's libraries: scripts/install-deps.sh --cross installs them)
+endif
+endif
+# 32-bit: trace files past 2 GB, and times past 2038.
+ifeq ($(ARCH),arm)
+CROSS_CFLAGS += -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
+endif
+LDFLAGS += -L$(CROSS_SYSROOT)/usr/lib/$(TRIPLET)
+endif
+LDFLAGS += -static -s
+endif
 
 ifeq ($(V),1)
 Q =
@@ -43,16 +90,18 @@ endif
 NO_RECORDER := $(strip \
 	$(if $(shell command -v $(CLANG) 2>/dev/null),,no $(CLANG)) \
 	$(if $(wildcard $(BPFTOOL)),,no bpftool) \
-	$(if $(wildcard $(VMLINUX_BTF)),,no kernel BTF at $(VMLINUX_BTF)))
+	$(if $(filter $(OUTPUT)/%,$(VMLINUX_H)),$(if $(wildcard $(VMLINUX_BTF)),,no kernel BTF at $(VMLINUX_BTF)),$(if $(wildcard $(VMLINUX_H)),,no $(VMLINUX_H))))
 
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wstrict-prototypes
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUTPUT)/gen $(WARN) -MMD -MP
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -I$(OUTPUT)/gen $(CROSS_CFLAGS) $(WARN) -MMD -MP
 LDLIBS   := -lbpf -lelf -lz -ldeflate -lpthread -lm
 # The program allocates with jemalloc on transparent huge pages: the analysis
 # walks arrays of hundreds of MB, and on 4 KiB pages a third of its time went
-# to page faults (README.md, Performance). Sanitizer builds keep their own.
-ifneq ($(SAN),1)
+# to page faults (README.md, Performance). Sanitizer builds keep their own;
+# a cross build, for a box that only records, keeps glibc's, which holds less
+# memory (README.md, On a set-top box).
+ifeq ($(SAN)$(filter-out $(HOST_ARCH),$(ARCH)),)
 PROG_LIBS := -ljemalloc
 $(OUTPUT)/obj/cli/main.o: CFLAGS += -DQOSTRACE_JEMALLOC
 endif
@@ -60,7 +109,7 @@ ifeq ($(SAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS  += -fsanitize=address,undefined
 endif
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/bpf -MMD -MP
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(dir $(VMLINUX_H)) -MMD -MP
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -103,7 +152,7 @@ FUZZERS   := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRCS))
 BENCH_SRCS := $(wildcard tests/bench/*.c)
 BENCHES   := $(patsubst tests/bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all test check unit e2e clean workloads bench-progs deps demo fuzz
+.PHONY: all test check unit e2e clean workloads bench-progs deps demo fuzz static vm-test
 all: $(PROG) $(WORKLOADS)
 
 $(OUTPUT)/bpf/vmlinux.h:
@@ -114,8 +163,9 @@ $(OUTPUT)/bpf/vmlinux.h:
 		echo "       Build with VMLINUX_BTF=/path/to/vmlinux of a kernel that has it." >&2; exit 1; fi
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/bpf/vmlinux.h
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MT $@ -c $< -o $@.tmp
 	$(Q)$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
 
@@ -124,7 +174,7 @@ $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/gen/syscall_tables.h: scripts/gen-syscall-names.sh
+$(OUTPUT)/gen/syscall_tables.h: scripts/gen-syscall-names.sh scripts/syscalls-arm-eabi.txt
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)scripts/gen-syscall-names.sh > $@
@@ -203,6 +253,14 @@ e2e: $(PROG) $(TESTS) $(WORKLOADS)
 	$(Q)scripts/run-tests.sh --e2e $(OUTPUT)
 
 workloads: $(WORKLOADS)
+
+static:
+	$(Q)$(MAKE) --no-print-directory STATIC=1 all
+
+# The proof in virtual machines: static builds for each guest, QEMU, the
+# traces checked here (scripts/vm-test.sh; its options through VMTEST_ARGS).
+vm-test: $(PROG)
+	$(Q)scripts/vm-test.sh $(VMTEST_ARGS)
 
 # libFuzzer targets, built by clang with ASan + UBSan over a library of
 # their own (make fuzz; scripts/fuzz.sh runs them on the seed corpus).

@@ -7,6 +7,10 @@
 #   scripts/install-deps.sh --no-views  leave the view tests' tools out (they SKIP)
 #   scripts/install-deps.sh --bench   also the tools the benchmarks compare against
 #   scripts/install-deps.sh --fuzz    also the libFuzzer runtime
+#   scripts/install-deps.sh --cross   also what make ARCH=arm64|arm builds with: Debian's
+#                                     cross compilers and the targets' static libraries
+#   scripts/install-deps.sh --vm      --cross, and what make vm-test runs: QEMU (system
+#                                     and user), linux-source-6.1 and what builds its kernels
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,14 +22,18 @@ pkgs=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev li
 view_pkgs=(chromium)
 command -v npm >/dev/null || view_pkgs+=(nodejs npm)
 views=auto
+cross=no
+vm=no
 for arg in "$@"; do
 	case "$arg" in
 	--bench) pkgs+=(trace-cmd bpftrace hyperfine valgrind time) ;;
 	--views|--html) views=required ;;
 	--no-views) views=no ;;
 	--fuzz) pkgs+=(libclang-rt-14-dev) ;;
+	--cross) cross=yes ;;
+	--vm|--field) cross=yes; vm=yes ;;
 	--all) pkgs+=(trace-cmd bpftrace hyperfine valgrind time libclang-rt-14-dev); views=required ;;
-	-h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
 	*) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
 	esac
 done
@@ -52,12 +60,15 @@ apt_install() {
 	apt-get install -y -q --no-install-recommends "$@" >/dev/null
 }
 
+[ $cross = yes ] && pkgs+=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross)
+[ $vm = yes ] && pkgs+=(qemu-system-arm qemu-system-x86 qemu-user linux-source-6.1 flex bison bc dwarves cpio)
 mapfile -t missing < <(missing_of "${pkgs[@]}")
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "install-deps.sh: all ${#pkgs[@]} packages present"
 else
 	apt_install "${missing[@]}"
 fi
+[ $cross = yes ] && scripts/cross-sysroot.sh
 
 [ $views = no ] && exit 0
 

@@ -11,15 +11,46 @@
 #include "syscall_names.h"
 #include "syscall_tables.h"
 
+#define TABLE(t) t, sizeof(t) / sizeof(t[0])
+
+/*
+ * By uname -m of the recording. A 32-bit ARM program on an arm64 kernel
+ * says armv8l and makes its calls by the 32-bit numbers, as does the
+ * recorder's whole userland on a set-top with an armhf userland; arm64
+ * (aarch64) and the architectures after it share the generic table.
+ */
+static const struct {
+	const char *prefix;
+	const char *const *names;
+	size_t n;
+} tables[] = {
+	{ "x86_64", TABLE(names_x86_64) },
+	{ "i386", TABLE(names_i386) },
+	{ "i486", TABLE(names_i386) },
+	{ "i586", TABLE(names_i386) },
+	{ "i686", TABLE(names_i386) },
+	{ "armv", TABLE(names_arm_eabi) },
+};
+
+static const char *const *table_of(const char *arch, size_t *n)
+{
+	if (!arch)
+		arch = "x86_64";
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		if (!strncmp(arch, tables[i].prefix, strlen(tables[i].prefix))) {
+			*n = tables[i].n;
+			return tables[i].names;
+		}
+	}
+	*n = sizeof(names_generic) / sizeof(names_generic[0]);
+	return names_generic;
+}
+
 const char *syscall_name(const char *arch, unsigned int nr)
 {
-	const char *const *t = names_generic;
-	size_t n = sizeof(names_generic) / sizeof(names_generic[0]);
+	size_t n;
+	const char *const *t = table_of(arch, &n);
 
-	if (!arch || !strcmp(arch, "x86_64")) {
-		t = names_x86_64;
-		n = sizeof(names_x86_64) / sizeof(names_x86_64[0]);
-	}
 	return nr < n ? t[nr] : NULL;
 }
 
@@ -35,13 +66,9 @@ const char *syscall_label(const char *arch, unsigned int nr, char *buf, size_t l
 
 int syscall_number(const char *arch, const char *name)
 {
-	const char *const *t = names_generic;
-	size_t n = sizeof(names_generic) / sizeof(names_generic[0]);
+	size_t n;
+	const char *const *t = table_of(arch, &n);
 
-	if (!arch || !strcmp(arch, "x86_64")) {
-		t = names_x86_64;
-		n = sizeof(names_x86_64) / sizeof(names_x86_64[0]);
-	}
 	for (size_t i = 0; i < n; i++)
 		if (t[i] && !strcmp(t[i], name))
 			return (int)i;

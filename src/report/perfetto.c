@@ -73,7 +73,7 @@ static void ev_dur(struct pf *p, int64_t start, int64_t end)
 
 /* A metadata event: thread_name, process_name, *_sort_index. */
 static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *name,
-		 long sort)
+		 int64_t sort)
 {
 	FILE *f = p->f;
 
@@ -84,7 +84,7 @@ static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, con
 		fputs("\"name\":", f);
 		json_str(f, name, false);
 	} else {
-		fprintf(f, "\"sort_index\":%ld", sort);
+		fprintf(f, "\"sort_index\":%" PRId64, sort);
 	}
 	fputs("}}", f);
 	p->st.events++;
@@ -280,12 +280,12 @@ static void thread_syscalls(struct pf *p, const struct tl_thread *th)
 static void thread_meta(struct pf *p, const struct tl_thread *th, bool actor)
 {
 	char name[64];
-	long sort = (long)th->tid * 4;
+	int64_t sort = (int64_t)th->tid * 4;
 
 	if (actor)
-		sort -= 1L << 40;
+		sort -= INT64_C(1) << 40;
 	else if (th->flags & TL_TARGET)
-		sort -= 1L << 39;
+		sort -= INT64_C(1) << 39;
 	snprintf(name, sizeof(name), "%s", th->comm);
 	meta(p, "thread_name", th->pid, th->tid, name, 0);
 	meta(p, "thread_sort_index", th->pid, th->tid, NULL, sort);

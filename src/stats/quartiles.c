@@ -158,6 +158,12 @@ int quartiles_compute(const int64_t *x, size_t n, int64_t *scratch,
 	return err;
 }
 
+/*
+ * 32-bit targets (the armhf recorder) have no __int128: there, exact in 64
+ * bits while nothing overflows, which holds for any duration under 58
+ * years; past that, in doubles.
+ */
+#ifdef __SIZEOF_INT128__
 double quartiles_qcod(int64_t q1, int64_t q3)
 {
 	__int128 num = (__int128)q3 - q1;
@@ -167,12 +173,25 @@ double quartiles_qcod(int64_t q1, int64_t q3)
 		return num == 0 ? 0.0 : INFINITY;
 	return (double)num / (double)den;
 }
+#else
+double quartiles_qcod(int64_t q1, int64_t q3)
+{
+	int64_t num, den;
+
+	if (__builtin_sub_overflow(q3, q1, &num) || __builtin_add_overflow(q3, q1, &den))
+		return ((double)q3 - (double)q1) / ((double)q3 + (double)q1);
+	if (den == 0)
+		return num == 0 ? 0.0 : INFINITY;
+	return (double)num / (double)den;
+}
+#endif
 
 double quartiles_upper_fence(int64_t q1, int64_t q3)
 {
 	return (double)q3 + 1.5 * ((double)q3 - (double)q1);
 }
 
+#ifdef __SIZEOF_INT128__
 bool quartiles_is_outlier(int64_t x, int64_t q1, int64_t q3)
 {
 	/* 128-bit so that the doubled ns values cannot overflow. */
@@ -181,3 +200,14 @@ bool quartiles_is_outlier(int64_t x, int64_t q1, int64_t q3)
 
 	return lhs > rhs;
 }
+#else
+bool quartiles_is_outlier(int64_t x, int64_t q1, int64_t q3)
+{
+	int64_t lhs, q3x5, q1x3, rhs;
+
+	if (__builtin_mul_overflow(x, 2, &lhs) || __builtin_mul_overflow(q3, 5, &q3x5) ||
+	    __builtin_mul_overflow(q1, 3, &q1x3) || __builtin_sub_overflow(q3x5, q1x3, &rhs))
+		return 2.0 * (double)x > 5.0 * (double)q3 - 3.0 * (double)q1;
+	return lhs > rhs;
+}
+#endif
