@@ -119,6 +119,12 @@ static inline void rg_record(unsigned long long *s, union qt_record *r, int type
 		r->stats.consumed = rg_edge(s, UINT64_MAX);
 		r->stats.user_dropped = rg_edge(s, UINT64_MAX);
 		break;
+	case QT_REC_SOFTIRQ_RAISE:
+		r->raise.tid = rg_edge(s, UINT32_MAX);
+		r->raise.tgid = rg_edge(s, UINT32_MAX);
+		r->raise.vec = rg_edge(s, UINT16_MAX);
+		r->raise.irq = rg_edge(s, UINT16_MAX);
+		break;
 	}
 }
 
