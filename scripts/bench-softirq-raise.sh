@@ -40,23 +40,22 @@ log "# softirq raises: qostrace record -a against a build without them, $(date -
 log "# other = $OTHER; both ends of each workload on CPU $CPU; $ROUNDS rotated rounds, median ops/s"
 log "# pipe: perf bench sched pipe -l $LOOPS; udp: build/bench/udp_pingpong $UDP_LOOPS"
 
-start() {	# config: starts the tracer and waits until it records
-	TPID=
-	case $1 in
-	none) return ;;
-	other) "$OTHER" record -q -a -o "$WORK/t.qtrace" --force & TPID=$! ;;
-	this) $QT record -q -a -o "$WORK/t.qtrace" --force & TPID=$! ;;
-	esac
-	for _ in $(seq 50); do [ -s "$WORK/t.qtrace" ] && break; sleep 0.1; done
+# Runs a workload (ops pipe|udp) under config (none, other, this): its ops/s.
+# A tracer must have recorded: one that could not start costs nothing.
+traced() {
+	local qt=
+	case $1 in other) qt=$OTHER ;; this) qt=$QT ;; esac
+	if [ -z "$qt" ]; then
+		ops "$2"
+		return
+	fi
+	"$qt" record -q -a -o "$WORK/t.qtrace" --force & TPID=$!
+	timeout 5 sh -c "until [ -s '$WORK/t.qtrace' ]; do sleep 0.1; done"
 	sleep 0.3
-}
-
-stop() {
-	[ -z "$TPID" ] && return 0
-	kill -INT "$TPID"
-	wait "$TPID"
+	"${3:-ops}" "$2"
+	kill -INT "$TPID" && wait "$TPID"
 	TPID=
-	[ -s "$WORK/t.qtrace" ] || { echo "bench-softirq-raise.sh: the tracer did not record" >&2; exit 1; }
+	[ -s "$WORK/t.qtrace" ] || { echo "bench-softirq-raise.sh: $1 did not record" >&2; exit 1; }
 	rm -f "$WORK/t.qtrace"
 }
 
@@ -80,26 +79,27 @@ for p in json.load(sys.stdin):
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# The raise program's runs and time over one run of workload $1 (this build, stats on).
+counted() {
+	raise_stats > "$WORK/before"
+	ops "$1" > /dev/null
+	raise_stats > "$WORK/after"
+	paste "$WORK/before" "$WORK/after" | awk '{ print $3 - $1, $4 - $2 }'
+}
+
 configs=(none other this)
 for w in pipe udp; do
 	for r in $(seq "$ROUNDS"); do
 		for k in 0 1 2; do
 			c=${configs[$(( (k + r) % 3 ))]}
-			start "$c"
-			ops "$w" >> "$WORK/ops.$w.$c"
-			stop
+			traced "$c" "$w" >> "$WORK/ops.$w.$c"
 		done
 	done
 done
 sysctl -q kernel.bpf_stats_enabled=1
 for w in pipe udp; do
 	for r in $(seq "$ROUNDS"); do
-		start this
-		raise_stats > "$WORK/before"
-		ops "$w" > /dev/null
-		raise_stats > "$WORK/after"
-		paste "$WORK/before" "$WORK/after" | awk '{ print $3 - $1, $4 - $2 }' >> "$WORK/stats.$w"
-		stop
+		traced this "$w" counted >> "$WORK/stats.$w"
 	done
 done
 sysctl -q kernel.bpf_stats_enabled=0
