@@ -215,6 +215,9 @@ int cmd_info(int argc, char **argv, char *const *whole)
 		printf("softirqs    %" PRIu64 " wakeups by softirqs: %" PRIu64 " raised by a thread (counted as its own), %"
 		       PRIu64 " by an interrupt, %" PRIu64 " of no recorded cause%s, %" PRIu64 " by the tick and timers\n",
 		       tl->softirq_wakeups, tl->softirq_by_thread, tl->softirq_by_irq, tl->softirq_unknown, why, tick);
+		if (tl->softirq_shared)
+			printf("            %" PRIu64 " of the interrupt's were raised by a thread too: left the device's, "
+			       "the records cannot say which woke them\n", tl->softirq_shared);
 	}
 
 	order = malloc((tl->nthreads ? tl->nthreads : 1) * sizeof(*order));

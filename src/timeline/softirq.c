@@ -14,7 +14,12 @@
  *    thread's, at the time it raised the softirq, whether the run came
  *    right after on top of it, later, or in ksoftirqd;
  *  - a hard interrupt: the device's; the wakeups stay the softirq's, never
- *    the interrupted thread's;
+ *    the interrupted thread's. When a thread raised the vector too before
+ *    the run (a loopback send while the network card's softirq waited,
+ *    common under load), one run served both and the records cannot say
+ *    which woke whom: the wakeups stay the device's, marked
+ *    TL_WAKE_SHARED and counted, rather than risk a false edge from an
+ *    unrelated sender;
  *  - another softirq: that one's run's cause, at most MAX_HOPS runs back.
  * A run with no raise recorded before it (lost, raised before the
  * recording, recorded without --irqs), or with records lost on its CPU
@@ -48,6 +53,7 @@ struct sq_run {
 	uint64_t start, end;
 	uint32_t raise;		/* into trace.raise, or TL_NONE */
 	uint32_t group;
+	bool shared;		/* a thread raised it too, after an interrupt */
 };
 
 struct sq {
@@ -105,11 +111,24 @@ static int sq_collect(struct sq *q)
 		const struct tl_irq *s = &tl->irqs[i];
 
 		if (s->soft && recorded_vec(s->num))
-			q->run[q->nrun++] = (struct sq_run){ s->start, s->end, TL_NONE, group(s->cpu, s->num) };
+			q->run[q->nrun++] = (struct sq_run){ s->start, s->end, TL_NONE, group(s->cpu, s->num), false };
 	}
 	qsort(q->raise, q->nraise, sizeof(*q->raise), cmp_raise);
 	qsort(q->run, q->nrun, sizeof(*q->run), cmp_run);
 	return 0;
+}
+
+/* Whether the raise at k is an interrupt's and a thread raised the vector again before run r. */
+static bool sq_shared(const struct sq *q, size_t k, const struct sq_run *r)
+{
+	const struct qt_softirq_raise *raise = q->b->t->raise;
+
+	if (!(raise[q->raise[k].idx].h.flags & QT_WAKE_HARDIRQ))
+		return false;
+	for (size_t j = k + 1; j < q->nraise && q->raise[j].group == r->group && q->raise[j].ts <= r->start; j++)
+		if (!(raise[q->raise[j].idx].h.flags & (QT_WAKE_HARDIRQ | QT_WAKE_SOFTIRQ)))
+			return true;
+	return false;
 }
 
 /*
@@ -138,8 +157,10 @@ static void sq_pair(struct sq *q)
 			break;
 		x = &q->raise[k];
 		if (x->group == r->group && x->ts <= r->start &&
-		    (cpu >= b->tl->ncpus || !runs_lost_during(b, cpu, x->ts, r->start)))
+		    (cpu >= b->tl->ncpus || !runs_lost_during(b, cpu, x->ts, r->start))) {
 			r->raise = x->idx;
+			r->shared = sq_shared(q, k, r);
+		}
 	}
 }
 
@@ -188,6 +209,7 @@ static void sq_attribute(struct sq *q)
 	for (size_t i = 0; i < tl->nwk; i++) {
 		struct tl_wakeup *w = &tl->wk[i];
 		const struct qt_softirq_raise *x;
+		const struct sq_run *run;
 		uint32_t th;
 
 		if (!(w->flags & QT_WAKE_SOFTIRQ))
@@ -195,13 +217,18 @@ static void sq_attribute(struct sq *q)
 		tl->softirq_wakeups++;
 		if (!recorded_vec(w->irq))
 			continue;	/* the tick's and the timers' */
-		x = sq_cause(q, sq_run_at(q, w->waker_cpu, w->irq, w->ts));
+		run = sq_run_at(q, w->waker_cpu, w->irq, w->ts);
+		x = sq_cause(q, run);
 		if (!x) {
 			tl->softirq_unknown++;
 			continue;
 		}
 		if (x->h.flags & QT_WAKE_HARDIRQ) {
 			tl->softirq_by_irq++;
+			if (run->shared) {
+				w->flags |= TL_WAKE_SHARED;
+				tl->softirq_shared++;
+			}
 			continue;
 		}
 		th = x->tid ? threadtab__resolve(tl->tt, x->tid, x->h.ts, x->tgid) : TT_NONE;

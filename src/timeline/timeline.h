@@ -65,6 +65,11 @@ struct tl_syscall {
  * record's QT_WAKE_SOFTIRQ is then cleared (softirq.c).
  */
 #define TL_WAKE_VIA 0x40
+/*
+ * A softirq run that an interrupt raised and a thread raised again before
+ * it ran: the wakeup stays the device's (softirq.c says why).
+ */
+#define TL_WAKE_SHARED 0x80
 
 struct tl_wakeup {
 	uint64_t ts;		/* the waker's side (sched_waking) */
@@ -167,8 +172,9 @@ struct timeline {
 	 * QT_RAISE_VECS became: the raising thread's (TL_WAKE_VIA), a hard
 	 * interrupt's (kept as the softirq's), or of no recorded cause (kept).
 	 * The rest are the tick's and the timers' (TIMER, RCU, ...).
+	 * softirq_shared: of the interrupt's, those a thread raised too.
 	 */
-	uint64_t softirq_wakeups, softirq_by_thread, softirq_by_irq, softirq_unknown;
+	uint64_t softirq_wakeups, softirq_by_thread, softirq_by_irq, softirq_unknown, softirq_shared;
 };
 
 struct timeline_opts {

@@ -154,6 +154,28 @@ Test(softirq, raised_by_a_hard_interrupt_stays_the_devices)
 	cr_assert_eq(tl->threads[th_of(OTHER)].nws, 0);
 }
 
+/*
+ * The card's interrupt raised it, then a sender raised it again before it
+ * ran: one run served both, so the wakeup stays the device's, marked and
+ * counted; a later run the sender alone raised is the sender's.
+ */
+Test(softirq, raised_by_an_interrupt_and_a_thread_stays_the_devices_marked)
+{
+	synth_irq(s, 140, 155, 0, 24, 0, OTHER);
+	synth_raise(s, 150, 0, NET_RX, QT_WAKE_HARDIRQ, 24, OTHER, OTHER);
+	synth_raise(s, 200, 0, NET_RX, QT_RAISE_SYSCALL, 0, SENDER, SENDER);
+	net_rx(400, 420, 410, KSOFTIRQD);
+	synth_raise(s, 500, 0, NET_RX, QT_RAISE_SYSCALL, 0, SENDER, SENDER);
+	net_rx(600, 620, 610, KSOFTIRQD);
+	build();
+	assert_softirqs(wakeup_at(410));
+	cr_assert(wakeup_at(410)->flags & TL_WAKE_SHARED);
+	cr_assert_eq(tl->softirq_by_irq, 1);
+	cr_assert_eq(tl->softirq_shared, 1);
+	assert_by_thread(wakeup_at(610), SENDER, 500);
+	cr_assert_not(wakeup_at(610)->flags & TL_WAKE_SHARED);
+}
+
 /* Without a raise before the run, a softirq's wakeup is what it was without raises. */
 Test(softirq, no_raise_recorded_falls_back)
 {
