@@ -448,6 +448,9 @@ static __always_inline void irq_enter(bool soft, __u32 nr)
 	if (soft) {
 		st->softirq_ts = bpf_ktime_get_ns();
 		st->softirq_vec = nr;
+		/* it runs: the next raise of it is a new cause */
+		if (nr < QT_SOFTIRQ_VECS)
+			st->raised &= ~(1u << nr);
 	} else {
 		st->hardirq_ts = bpf_ktime_get_ns();
 		st->hardirq_nr = nr;
@@ -521,6 +524,63 @@ static __always_inline void softirq_exit(struct out o, __u32 vec)
 
 	if (st)
 		emit_irq(o, QT_REC_SOFTIRQ, &st->softirq_ts, vec, 0);
+}
+
+/*
+ * softirq_raise: the first raise of a vector of QT_RAISE_VECS on this CPU
+ * since it last ran here (include/qt_events.h), with the context raising
+ * it, or NULL. Most raises are the tick's (TIMER, SCHED, RCU): they cost
+ * the test of the mask only. The caller adds QT_RAISE_SYSCALL where a
+ * thread raised it and submits the record.
+ */
+static __always_inline struct qt_softirq_raise *softirq_raise_begin(struct out o, __u32 vec)
+{
+	struct qt_softirq_raise *r;
+	struct qt_cpu_stats *st;
+	__u64 id, ts;
+	__u16 irq;
+	__u8 flags;
+
+	if (vec >= QT_SOFTIRQ_VECS || !(QT_RAISE_VECS & (1u << vec)))
+		return NULL;
+	st = stats();
+	if (!st || (st->raised & (1u << vec)))
+		return NULL;
+	/* Set even if the record is lost: the raises after it did not cause the run. */
+	st->raised |= 1u << vec;
+	ts = bpf_ktime_get_ns();
+	flags = irq_context(st, &irq, ts);
+	r = reserve(o, sizeof(*r), QT_REC_SOFTIRQ_RAISE, ts);
+	if (!r)
+		return NULL;
+	id = bpf_get_current_pid_tgid();
+	r->h.flags = flags;
+	r->tid = id;
+	r->tgid = id >> 32;
+	r->vec = vec;
+	r->irq = flags ? irq : 0;
+	r->pad = 0;
+	return r;
+}
+
+/* Where contexts are keyed by tid: is this thread inside a recorded system call? */
+static __always_inline bool tid_in_syscall(__u32 tid)
+{
+	struct task_ctx *c = bpf_map_lookup_elem(&task_ctx_by_tid, &tid);
+
+	return c && c->sys_ts;
+}
+
+/* softirq_raise where contexts are keyed by tid. */
+static __always_inline void tid_softirq_raise(struct out o, __u32 vec)
+{
+	struct qt_softirq_raise *r = softirq_raise_begin(o, vec);
+
+	if (!r)
+		return;
+	if (!r->h.flags && tid_in_syscall(r->tid))
+		r->h.flags = QT_RAISE_SYSCALL;
+	submit(o, r, sizeof(*r));
 }
 
 /*

@@ -225,7 +225,7 @@ int tp_irq_exit(void *ctx)
 	return 0;
 }
 
-/* The vector of softirq_entry and _exit (one class, one layout). */
+/* The vector of softirq_entry, _exit and _raise (one class, one layout). */
 static __always_inline int softirq_vec(void *ctx, __u32 *vec)
 {
 	__u64 buf[TP_WORDS];
@@ -236,25 +236,21 @@ static __always_inline int softirq_vec(void *ctx, __u32 *vec)
 	return 0;
 }
 
-SEC("tracepoint/irq/softirq_entry")
-int tp_softirq_entry(void *ctx)
-{
-	__u32 vec;
+/* The three softirq events of a class: the program of each calls `call` with vec. */
+#define TP_SOFTIRQ_PROGRAM(event, call)					\
+	SEC("tracepoint/irq/softirq_" #event)				\
+	int tp_softirq_##event(void *ctx)				\
+	{								\
+		__u32 vec;						\
+									\
+		if (!softirq_vec(ctx, &vec))				\
+			call;						\
+		return 0;						\
+	}
 
-	if (!softirq_vec(ctx, &vec))
-		irq_enter(true, vec);
-	return 0;
-}
-
-SEC("tracepoint/irq/softirq_exit")
-int tp_softirq_exit(void *ctx)
-{
-	__u32 vec;
-
-	if (!softirq_vec(ctx, &vec))
-		softirq_exit(OUT(ctx), vec);
-	return 0;
-}
+TP_SOFTIRQ_PROGRAM(entry, irq_enter(true, vec))
+TP_SOFTIRQ_PROGRAM(exit, softirq_exit(OUT(ctx), vec))
+TP_SOFTIRQ_PROGRAM(raise, tid_softirq_raise(OUT(ctx), vec))
 
 HARD_CTX_PROGRAMS(tp_ctx_, "tracepoint/timer/", "tracepoint/irq_vectors/")
 
@@ -301,19 +297,18 @@ int BPF_PROG(tpr_sys_exit, void *regs, long ret)
 }
 #endif
 
-SEC("raw_tp/softirq_entry")
-int BPF_PROG(tpr_softirq_entry, unsigned int vec)
-{
-	irq_enter(true, vec);
-	return 0;
-}
+/* The same as raw tracepoints, where vec is the argument. */
+#define TPR_SOFTIRQ_PROGRAM(event, call)				\
+	SEC("raw_tp/softirq_" #event)					\
+	int BPF_PROG(tpr_softirq_##event, unsigned int vec)		\
+	{								\
+		call;							\
+		return 0;						\
+	}
 
-SEC("raw_tp/softirq_exit")
-int BPF_PROG(tpr_softirq_exit, unsigned int vec)
-{
-	softirq_exit(OUT(ctx), vec);
-	return 0;
-}
+TPR_SOFTIRQ_PROGRAM(entry, irq_enter(true, vec))
+TPR_SOFTIRQ_PROGRAM(exit, softirq_exit(OUT(ctx), vec))
+TPR_SOFTIRQ_PROGRAM(raise, tid_softirq_raise(OUT(ctx), vec))
 
 HARD_CTX_PROGRAMS(tpr_ctx_, "raw_tp/", "raw_tp/")
 

@@ -97,6 +97,13 @@ int BPF_PROG(rt_sys_exit, struct pt_regs *regs, long ret)
 }
 
 BTF_IRQ_PROGRAMS(rt_, "raw_tp/", OUT(ctx))
+
+SEC("raw_tp/softirq_raise")
+int BPF_PROG(rt_softirq_raise, unsigned int vec)
+{
+	tid_softirq_raise(OUT(ctx), vec);
+	return 0;
+}
 HARD_CTX_PROGRAMS(rt_ctx_, "raw_tp/", "raw_tp/")
 
 /* comm: a kernel pointer (task->comm, or task_rename's new name). */

@@ -116,6 +116,23 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 }
 
 BTF_IRQ_PROGRAMS(on_, "tp_btf/", RING_ONLY)
+
+SEC("tp_btf/softirq_raise")
+int BPF_PROG(on_softirq_raise, unsigned int vec)
+{
+	struct qt_softirq_raise *r = softirq_raise_begin(RING_ONLY, vec);
+	struct task_ctx *c;
+
+	if (!r)
+		return 0;
+	if (!r->h.flags) {
+		c = bpf_task_storage_get(&task_ctx, bpf_get_current_task_btf(), 0, 0);
+		if (c && c->sys_ts)
+			r->h.flags = QT_RAISE_SYSCALL;
+	}
+	submit(RING_ONLY, r, sizeof(*r));
+	return 0;
+}
 HARD_CTX_PROGRAMS(ctx_, "tp_btf/", "tp_btf/")
 
 static __always_inline void btf_task(__u8 type, struct task_struct *t, struct task_struct *parent,

@@ -34,6 +34,7 @@ enum qt_rec_type {
 	QT_REC_IRQ_NAME = 11,	/* first sight of an IRQ number: its handler name */
 	QT_REC_LOST = 12,	/* records this CPU could not reserve in [first_ts, last_ts] */
 	QT_REC_STATS = 13,	/* written by the recorder, not the kernel: cumulative counters */
+	QT_REC_SOFTIRQ_RAISE = 14,	/* a softirq raised: its cause (file format 2) */
 	QT_REC_MAX
 };
 
@@ -119,6 +120,39 @@ struct qt_irq {
 	__u32 pad;
 };
 
+/*
+ * The vectors whose raises are recorded: those that wake threads on behalf
+ * of whoever raised them (HI and TASKLET: tasklets; NET_TX, NET_RX; BLOCK,
+ * IRQ_POLL: I/O completions). TIMER, HRTIMER, SCHED and RCU are raised by
+ * the tick and timers, whose wakeups are the timer's: recording their
+ * raises would cost one record per tick and CPU and tell nothing.
+ */
+#define QT_RAISE_VECS 0x7d	/* HI, NET_TX, NET_RX, BLOCK, IRQ_POLL, TASKLET */
+#define QT_SOFTIRQ_VECS 16	/* vectors beyond these are not recorded */
+
+/*
+ * Raise flags (hdr.flags): the context that raised it. QT_WAKE_HARDIRQ or
+ * QT_WAKE_SOFTIRQ as for a wakeup (irq: the IRQ number, QT_IRQ_* source or
+ * vector); neither: the thread tid itself, and QT_RAISE_SYSCALL when it
+ * was inside a system call that is being recorded.
+ */
+#define QT_RAISE_SYSCALL 0x10
+
+/*
+ * Only the first raise of a vector on a CPU since the vector last ran
+ * there: the kernel runs a pending vector once for all its raises, and
+ * the first is the one that made it run. The vector runs on this CPU
+ * (in an interrupt's exit, at the end of a bh-disabled section, or in
+ * ksoftirqd).
+ */
+struct qt_softirq_raise {
+	struct qt_rec_hdr h;	/* ts, cpu: where it was raised, and will run */
+	__u32 tid, tgid;	/* the thread raising it, or the one the interrupt interrupted */
+	__u16 vec;
+	__u16 irq;		/* with QT_WAKE_HARDIRQ/SOFTIRQ: the IRQ, QT_IRQ_* source, or vector */
+	__u32 pad;
+};
+
 struct qt_task {		/* FORK, EXEC, RENAME, EXIT */
 	struct qt_rec_hdr h;
 	__u32 tid, tgid;
@@ -152,7 +186,7 @@ struct qt_cpu_stats {
 	__u64 hard_ts;		/* entry of the innermost timer/IPI/irq_work context */
 	__u32 hard_depth;	/* nesting of those contexts */
 	__u16 hard_src;		/* QT_IRQ_* of the innermost one */
-	__u16 pad;
+	__u16 raised;		/* QT_RAISE_VECS raised here since they last ran (one record each) */
 	/*
 	 * QT_REC_LOST records a full perf buffer refused: it counts them
 	 * among its own lost samples, which are compared with `lost`.

@@ -59,7 +59,7 @@ struct qt_tp_layout {
 	struct qt_tp_field wn_pid, wn_prio, wn_target_cpu;
 	/* raw_syscalls/sys_enter, sys_exit */
 	struct qt_tp_field se_id, se_arg0, sx_ret;
-	/* irq/irq_handler_entry, irq_handler_exit, softirq_entry (and _exit: the same class) */
+	/* irq/irq_handler_entry, irq_handler_exit, softirq_entry (and _exit, _raise: the same class) */
 	struct qt_tp_field ie_irq, ie_name, ix_irq, ix_ret, si_vec;
 	/* sched/sched_process_fork, _exec, _exit; task/task_rename, task_newtask */
 	struct qt_tp_field fk_child_pid, fk_child_comm;

@@ -23,7 +23,7 @@ struct dump_args {
 
 static const struct argp_option options[] = {
 	{ "absolute", 'A', NULL, 0, "Absolute CLOCK_MONOTONIC times in ns instead of seconds from the start", 0 },
-	{ "type", 'e', "TYPE[,TYPE...]", 0, "Only these types: switch, wakeup, wakeup_new, syscall, irq, softirq, fork, exec, rename, exit, irq_name, lost", 0 },
+	{ "type", 'e', "TYPE[,TYPE...]", 0, "Only these types: switch, wakeup, wakeup_new, syscall, irq, softirq, softirq_raise, fork, exec, rename, exit, irq_name, lost", 0 },
 	{ "tid", 't', "TID", 0, "Only events involving this thread", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages", 0 },
 	{ 0 },
@@ -95,7 +95,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 /* A record of any kind: which array, and where. */
-enum src { S_SW, S_WK, S_SC, S_IRQ, S_TASK, S_IRQN, S_LOST, S_NSRC };
+enum src { S_SW, S_WK, S_SC, S_IRQ, S_TASK, S_IRQN, S_LOST, S_RAISE, S_NSRC };
 
 struct dumper {
 	const struct trace *t;
@@ -207,6 +207,21 @@ static void dump_one(const struct dumper *d, enum src src, size_t i)
 		printf("%u %.32s\n", n->irq, n->name);
 		break;
 	}
+	case S_RAISE: {
+		const struct qt_softirq_raise *r = &t->raise[i];
+
+		print_time(d, r->h.ts, r->h.cpu, "raise");
+		printf("softirq %s by ", softirq_name(r->vec));
+		if (r->h.flags & QT_WAKE_HARDIRQ)
+			printf("%s on %s\n", irq_source_name(t, r->irq, w2, sizeof(w2)),
+			       who(d, r->tid, r->tgid, r->h.ts, w1, sizeof(w1)));
+		else if (r->h.flags & QT_WAKE_SOFTIRQ)
+			printf("softirq %s on %s\n", softirq_name(r->irq), who(d, r->tid, r->tgid, r->h.ts, w1, sizeof(w1)));
+		else
+			printf("%s%s\n", who(d, r->tid, r->tgid, r->h.ts, w1, sizeof(w1)),
+			       r->h.flags & QT_RAISE_SYSCALL ? " in a system call" : "");
+		break;
+	}
 	case S_LOST: {
 		const struct qt_lost *l = &t->lost[i];
 
@@ -228,6 +243,7 @@ static bool involves(const struct trace *t, enum src src, size_t i, uint32_t tid
 	case S_SC: return t->sc[i].tid == tid;
 	case S_IRQ: return t->irq[i].tid == tid;
 	case S_TASK: return t->task[i].tid == tid || t->task[i].parent_tid == tid;
+	case S_RAISE: return t->raise[i].tid == tid;
 	default: return false;
 	}
 }
@@ -242,6 +258,7 @@ static uint8_t type_of(const struct trace *t, enum src src, size_t i)
 	case S_TASK: return t->task[i].h.type;
 	case S_IRQN: return QT_REC_IRQ_NAME;
 	case S_LOST: return QT_REC_LOST;
+	case S_RAISE: return QT_REC_SOFTIRQ_RAISE;
 	default: return 0;
 	}
 }
@@ -262,7 +279,7 @@ int cmd_dump(int argc, char **argv, char *const *whole)
 		return 1;
 	t = s.trace;
 	d = (struct dumper){ t, s.tl, &a, tf_kv_get(&t->meta, TF_META_ARCH) };
-	total = t->nsw + t->nwk + t->nsc + t->nirq + t->ntask + t->nirqn + t->nlost;
+	total = t->nsw + t->nwk + t->nsc + t->nirq + t->ntask + t->nirqn + t->nlost + t->nraise;
 	p = malloc((total ? total : 1) * sizeof(*p));
 	if (!p) {
 		log_err("out of memory");
@@ -285,6 +302,7 @@ int cmd_dump(int argc, char **argv, char *const *whole)
 	ADD(S_TASK, t->ntask, t->task[i].h.ts);
 	ADD(S_IRQN, t->nirqn, t->irqn[i].h.ts);
 	ADD(S_LOST, t->nlost, t->lost[i].first_ts);
+	ADD(S_RAISE, t->nraise, t->raise[i].h.ts);
 #undef ADD
 	if (sort_pairs(p, n)) {
 		log_err("out of memory");

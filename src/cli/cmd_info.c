@@ -129,7 +129,7 @@ int cmd_info(int argc, char **argv, char *const *whole)
 	tl = s.tl;
 	d = &t->damage;
 
-	printf("file        %s (%s, format %d, %s)\n", a.path, fmt_bytes(b1, sizeof(b1), t->file_bytes), TF_VERSION,
+	printf("file        %s (%s, format %u, %s)\n", a.path, fmt_bytes(b1, sizeof(b1), t->file_bytes), t->format_version,
 	       t->finished ? "complete" : "NOT FINISHED: cut short, read up to its last whole block");
 	print_when(t);
 	if ((v = tf_kv_get(&t->meta, TF_META_CMDLINE)))
@@ -203,6 +203,22 @@ int cmd_info(int argc, char **argv, char *const *whole)
 	if (tl->out_of_order)
 		printf("ordering    %" PRIu64 " switch records arrived out of time order (sorted)\n",
 		       tl->out_of_order);
+	if (tl->softirq_wakeups) {
+		uint64_t tick = tl->softirq_wakeups - tl->softirq_by_thread - tl->softirq_by_irq - tl->softirq_unknown;
+		const char *why = "";
+
+		/* an older file has no raises; --no-irqs records none */
+		if (!t->by_type[QT_REC_SOFTIRQ_RAISE])
+			why = t->format_version < 2 ? " (format 1: no softirq raises recorded)" :
+			      (v = tf_kv_get(&t->meta, TF_META_FEATURES)) && !strstr(v, "irqs") ?
+			      " (recorded with --no-irqs)" : " (no softirq raise recorded)";
+		printf("softirqs    %" PRIu64 " wakeups by softirqs: %" PRIu64 " raised by a thread (counted as its own), %"
+		       PRIu64 " by an interrupt, %" PRIu64 " of no recorded cause%s, %" PRIu64 " by the tick and timers\n",
+		       tl->softirq_wakeups, tl->softirq_by_thread, tl->softirq_by_irq, tl->softirq_unknown, why, tick);
+		if (tl->softirq_shared)
+			printf("            %" PRIu64 " of the interrupt's were raised by a thread too: left the device's, "
+			       "the records cannot say which woke them\n", tl->softirq_shared);
+	}
 
 	order = malloc((tl->nthreads ? tl->nthreads : 1) * sizeof(*order));
 	if (!order) {

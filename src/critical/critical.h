@@ -63,7 +63,8 @@ enum crit_cat {
 	CRIT_CAT_PREEMPT,		/* same thread, preempted: waited for a CPU */
 	CRIT_CAT_BLOCKED,		/* same thread, slept: blocked */
 	CRIT_CAT_RESOURCE,		/* other thread, same CPU, exact hand-over */
-	CRIT_CAT_WAKEUP,		/* confirmed wakeup: wakeup latency */
+	CRIT_CAT_WAKEUP,		/* confirmed wakeup: wakeup latency (sub: 1 + the softirq
+					 * vector the waker raised to wake, "via NET_RX"; 0 direct) */
 	CRIT_CAT_OWN_WAIT,		/* an invocation's own wait for a release inside it (no edge) */
 	CRIT_CAT_REL_HARDIRQ,		/* released by an interrupt (sub: QT_IRQ_* or IRQ number) */
 	CRIT_CAT_REL_SOFTIRQ,		/* released by a softirq (sub: vector) */
@@ -78,7 +79,7 @@ enum crit_cat {
 struct crit_share {
 	uint32_t thread;		/* timeline thread / Gantt actor index; CRIT_NONE for a category */
 	uint8_t cat;			/* enum crit_cat, for a category row */
-	uint16_t sub;			/* IRQ or softirq vector of a release */
+	uint16_t sub;			/* IRQ or softirq vector of a release; a wakeup's via */
 	int64_t ns;			/* run_ns + held_ns for a thread */
 	int64_t run_ns;			/* its tasks on the path */
 	int64_t held_ns;		/* it held the CPU a task on the path waited for */
@@ -96,7 +97,7 @@ struct crit_seg {
 	uint16_t cpu;			/* WAIT: the CPU waited for, UINT16_MAX if none (blocked, overhead) */
 	uint8_t kind;			/* enum crit_seg_kind */
 	uint8_t cat;			/* WAIT, RELEASE: enum crit_cat */
-	uint16_t sub;
+	uint16_t sub;			/* as crit_share.sub */
 };
 
 /* The path into one task, accounted from a horizon to its completion. */

@@ -15,7 +15,12 @@ const char *critical_cat_name(enum crit_cat cat, uint16_t sub, const struct trac
 	case CRIT_CAT_PREEMPT: return "CPU wait";
 	case CRIT_CAT_BLOCKED: return "blocked (no recorded waker)";
 	case CRIT_CAT_RESOURCE: return "CPU hand-over";
-	case CRIT_CAT_WAKEUP: return "wakeup latency";
+	case CRIT_CAT_WAKEUP:
+		if (!sub)
+			return "wakeup latency";
+		/* the waker raised the softirq that woke (walk.c) */
+		snprintf(buf, len, "wakeup latency via %s", softirq_name(sub - 1));
+		return buf;
 	case CRIT_CAT_OWN_WAIT: return "waits within the invocation";
 	case CRIT_CAT_REL_HARDIRQ:
 		if (t)

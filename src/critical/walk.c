@@ -344,6 +344,21 @@ static void account_inner_wait(const struct walker *w, const struct sink *k, uin
 }
 
 /*
+ * The sub of a wakeup edge's latency into v: 1 + the softirq vector when
+ * the waker raised the softirq that woke v (TL_WAKE_VIA: the hop went
+ * through the kernel, "wakeup latency via NET_RX"), else 0.
+ */
+static uint16_t wait_via(const struct model *m, uint8_t cat, uint32_t v)
+{
+	const struct tl_wakeup *wk;
+
+	if (!m->tl || cat != CRIT_CAT_WAKEUP || m->cause[v] == CRIT_NONE)
+		return 0;
+	wk = &m->tl->wk[m->cause[v]];
+	return wk->flags & TL_WAKE_VIA ? (uint16_t)(wk->irq + 1) : 0;
+}
+
+/*
  * The CPU a task waited for on the lag of its binding edge e from u: a
  * wakee where it was woken, a preempted thread where it was preempted;
  * CRIT_NONE where the lag is not a wait for a CPU (blocked, control
@@ -407,7 +422,8 @@ size_t walk_path(const struct walker *w, uint32_t v, int64_t end, int64_t horizo
 			break;
 		}
 		if (lag > 0)
-			account_wait(w, k, v, s - lag > horizon ? s - lag : horizon, s, cat, 0, wait_cpu(m, cat, u, v));
+			account_wait(w, k, v, s - lag > horizon ? s - lag : horizon, s, cat, wait_via(m, cat, v),
+				     wait_cpu(m, cat, u, v));
 		end = walker_est(w, u) + prec_dur(g, u);
 		if (end <= horizon)
 			break;

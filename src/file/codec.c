@@ -27,6 +27,7 @@ static const struct {
 	[QT_REC_IRQ_NAME] = { "irq_name", sizeof(struct qt_irq_name) },
 	[QT_REC_LOST] = { "lost", sizeof(struct qt_lost) },
 	[QT_REC_STATS] = { "stats", sizeof(struct qt_stats) },
+	[QT_REC_SOFTIRQ_RAISE] = { "softirq_raise", sizeof(struct qt_softirq_raise) },
 };
 
 size_t codec_rec_size(unsigned int type)
@@ -167,6 +168,12 @@ int codec_encode(struct codec_state *st, const union qt_record *r, uint8_t *out)
 		p = put_var(p, zz_enc((int64_t)(r->h.ts - r->lost.first_ts)));
 		p = put_var(p, zz_enc((int64_t)(r->lost.last_ts - r->lost.first_ts)));
 		p = put_var(p, r->lost.count);
+		break;
+	case QT_REC_SOFTIRQ_RAISE:
+		p = put_var(p, r->raise.tid);
+		p = put_var(p, zz_enc((int64_t)r->raise.tgid - r->raise.tid));
+		p = put_var(p, r->raise.vec);
+		p = put_var(p, r->raise.irq);
 		break;
 	case QT_REC_STATS:
 		p = put_var(p, r->stats.emitted);
@@ -368,6 +375,12 @@ int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 		r->lost.first_ts = r->h.ts - (uint64_t)zz_dec(get_var(&rd));
 		r->lost.last_ts = r->lost.first_ts + (uint64_t)zz_dec(get_var(&rd));
 		r->lost.count = get_var(&rd);
+		break;
+	case QT_REC_SOFTIRQ_RAISE:
+		r->raise.tid = get_u32(&rd);
+		r->raise.tgid = get_tgid(&rd, r->raise.tid);
+		r->raise.vec = get_u16(&rd);
+		r->raise.irq = get_u16(&rd);
 		break;
 	case QT_REC_STATS:
 		r->stats.emitted = get_var(&rd);

@@ -42,6 +42,7 @@ union qt_record {
 	struct qt_irq_name irqn;
 	struct qt_lost lost;
 	struct qt_stats stats;
+	struct qt_softirq_raise raise;
 };
 
 /* Upper bound of one encoded record, for buffer sizing. */

@@ -128,12 +128,12 @@ static void vec_done(struct vec *v)
 
 struct loader {
 	struct trace *t;
-	struct vec sw, wk, sc, irq, task, irqn, lost;
+	struct vec sw, wk, sc, irq, task, irqn, lost, raise;
 };
 
 static void loader_done(struct loader *l)
 {
-	struct vec *all[] = { &l->sw, &l->wk, &l->sc, &l->irq, &l->task, &l->irqn, &l->lost };
+	struct vec *all[] = { &l->sw, &l->wk, &l->sc, &l->irq, &l->task, &l->irqn, &l->lost, &l->raise };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		vec_done(all[i]);
@@ -182,6 +182,8 @@ static int add_record(struct loader *l, union qt_record *r)
 		return vec_push(&l->irqn, &r->irqn);
 	case QT_REC_LOST:
 		return vec_push(&l->lost, &r->lost);
+	case QT_REC_SOFTIRQ_RAISE:
+		return vec_push(&l->raise, &r->raise);
 	case QT_REC_STATS:
 		if (r->stats.emitted >= t->last_stats.emitted)
 			t->last_stats = r->stats;
@@ -312,6 +314,7 @@ int trace__load(const char *path, const struct trace_load_opts *opts, struct tra
 		.task = { (void **)&t->task, &t->ntask, 0, sizeof(*t->task) },
 		.irqn = { (void **)&t->irqn, &t->nirqn, 0, sizeof(*t->irqn) },
 		.lost = { (void **)&t->lost, &t->nlost, 0, sizeof(*t->lost) },
+		.raise = { (void **)&t->raise, &t->nraise, 0, sizeof(*t->raise) },
 	};
 	e = tf_reader__open(path, &r, err, errlen);
 	if (e)
@@ -361,6 +364,7 @@ int trace__load(const char *path, const struct trace_load_opts *opts, struct tra
 		goto fail;
 	}
 	t->damage = *tf_reader__damage(r);
+	t->format_version = tf_reader__version(r);
 	t->file_bytes = tf_reader__size(r);
 	tf_reader__close(r);
 	r = NULL;
@@ -397,10 +401,12 @@ void trace__drop_records(struct trace *t)
 	rec_free(t->wk);
 	rec_free(t->sc);
 	rec_free(t->irq);
+	rec_free(t->raise);
 	t->wk = NULL;
 	t->sc = NULL;
 	t->irq = NULL;
-	t->nsw = t->nwk = t->nsc = t->nirq = 0;
+	t->raise = NULL;
+	t->nsw = t->nwk = t->nsc = t->nirq = t->nraise = 0;
 }
 
 void trace__free(struct trace *t)

@@ -20,6 +20,7 @@ struct trace {
 	struct tf_kv end;		/* empty if the recording was not finished */
 	bool finished;			/* the END block is there */
 	struct tf_damage damage;
+	unsigned int format_version;	/* of the file (tracefile.h) */
 	uint64_t undecodable;		/* records lost in blocks that failed to decode */
 
 	uint64_t start_ns, stop_ns;	/* the recording's span (see trace__load) */
@@ -36,7 +37,8 @@ struct trace {
 	struct qt_task *task;		/* FORK, EXEC, RENAME, EXIT; comm NUL-terminated */
 	struct qt_irq_name *irqn;	/* name NUL-terminated */
 	struct qt_lost *lost;
-	size_t nsw, nwk, nsc, nirq, ntask, nirqn, nlost;
+	struct qt_softirq_raise *raise;	/* SOFTIRQ_RAISE (format 2) */
+	size_t nsw, nwk, nsc, nirq, ntask, nirqn, nlost, nraise;
 
 	uint64_t by_type[QT_REC_MAX];	/* records in the file */
 	uint64_t events;		/* all records except STATS */
@@ -61,7 +63,7 @@ int trace__load(const char *path, const struct trace_load_opts *opts, struct tra
 void trace__free(struct trace *t);
 
 /*
- * Frees the switch, wakeup, syscall and IRQ records once a timeline holds
+ * Frees the switch, wakeup, syscall, IRQ and softirq raise records once a timeline holds
  * them (they are most of a trace's memory): the arrays become empty, the
  * counts by type and the task, IRQ name and lost records stay.
  */
@@ -71,7 +73,7 @@ void trace__drop_records(struct trace *t);
 void trace__drop_switches(struct trace *t);
 
 /*
- * Grows one of a trace's record arrays (sw, wk, sc, irq, task, irqn, lost)
+ * Grows one of a trace's record arrays (sw, wk, sc, irq, task, irqn, lost, raise)
  * to hold at least n items of elem bytes: their pages move on growth, they
  * are never copied. NULL when out of memory (arr is kept). trace__free()
  * and trace__drop_records() release only arrays made here: code that builds

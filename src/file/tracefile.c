@@ -479,6 +479,7 @@ struct tf_reader {
 	 */
 	struct libdeflate_decompressor *dd;
 	struct tf_damage damage;
+	unsigned int version;
 };
 
 static void note_problem(struct tf_reader *r, off_t at)
@@ -533,9 +534,10 @@ int tf_reader__open(const char *path, struct tf_reader **out, char *err, size_t 
 	memcpy(&hsize, hdr + 10, 2);
 	ver = le16toh(ver);
 	hsize = le16toh(hsize);
-	if (ver != TF_VERSION) {
-		snprintf(err, errlen, "%s: trace format version %u, this qostrace reads version %u",
-			 path, ver, TF_VERSION);
+	if (ver < TF_VERSION_OLDEST || ver > TF_VERSION) {
+		snprintf(err, errlen, "%s: trace format version %u, this qostrace reads versions %u to %u%s",
+			 path, ver, TF_VERSION_OLDEST, TF_VERSION,
+			 ver > TF_VERSION ? " (a newer qostrace wrote it)" : "");
 		fclose(f);
 		return -EPROTONOSUPPORT;
 	}
@@ -554,6 +556,7 @@ int tf_reader__open(const char *path, struct tf_reader **out, char *err, size_t 
 		return -ENOMEM;
 	}
 	r->f = f;
+	r->version = ver;
 	r->size = st.st_size;
 	r->pos = TF_FILE_HDR_SIZE;
 	r->damage.first_problem_at = -1;
@@ -715,6 +718,11 @@ off_t tf_reader__size(const struct tf_reader *r)
 const char *tf_reader__path(const struct tf_reader *r)
 {
 	return r->path;
+}
+
+unsigned int tf_reader__version(const struct tf_reader *r)
+{
+	return r->version;
 }
 
 void tf_reader__close(struct tf_reader *r)

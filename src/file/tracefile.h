@@ -1,5 +1,5 @@
 /*
- * The qostrace trace file (.qtrace), format version 1.
+ * The qostrace trace file (.qtrace), format version 2.
  *
  * A file is a 16-byte file header followed by blocks:
  *
@@ -35,8 +35,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/*
+ * Versions. A writer writes TF_VERSION; a reader reads every version from
+ * TF_VERSION_OLDEST to TF_VERSION and refuses any other with a message
+ * that names both ("trace format version 3, this qostrace reads versions
+ * 1 to 2"), before reading anything. A new record type, or a new field in
+ * a record's packing, takes a new version: a reader of the older one
+ * could not skip it (codec.h packs records without their lengths) and
+ * would drop the rest of every block as damaged. Records the older
+ * versions lack are simply absent from their files, and every reader of
+ * them has a fallback (docs/DESIGN.md §2).
+ *   1  the records up to QT_REC_STATS
+ *   2  QT_REC_SOFTIRQ_RAISE
+ */
 #define TF_MAGIC "QOSTRACE"
-#define TF_VERSION 1
+#define TF_VERSION 2
+#define TF_VERSION_OLDEST 1
 #define TF_FILE_HDR_SIZE 16
 #define TF_BLOCK_MAGIC 0x4b4c4251u	/* "QBLK" */
 #define TF_MAX_PAYLOAD (64u << 20)
@@ -185,6 +199,8 @@ int tf_reader__next(struct tf_reader *r, struct tf_block *blk);
 const struct tf_damage *tf_reader__damage(const struct tf_reader *r);
 off_t tf_reader__size(const struct tf_reader *r);
 const char *tf_reader__path(const struct tf_reader *r);
+/* The file's format version (TF_VERSION_OLDEST .. TF_VERSION). */
+unsigned int tf_reader__version(const struct tf_reader *r);
 void tf_reader__close(struct tf_reader *r);
 
 #endif

@@ -48,8 +48,11 @@ static bool superseded(struct backend *b, const struct bpf_program *prog, bool r
 	return bpf_object__find_program_by_name(b->obj, raw) != NULL;
 }
 
-/* Only the programs of the chosen path; the system calls only if wanted. */
-static void select_programs(struct backend *b, bool syscalls, bool raw_tp)
+/*
+ * Only the programs of the chosen path; the system calls only if wanted,
+ * and the softirq raises only with the IRQs (they tie softirqs to causes).
+ */
+static void select_programs(struct backend *b, const struct qt_knobs *k, bool raw_tp)
 {
 	struct bpf_program *prog;
 
@@ -58,7 +61,9 @@ static void select_programs(struct backend *b, bool syscalls, bool raw_tp)
 		bool keep = b->kind == REC_BACKEND_TRACEFS ? !superseded(b, prog, raw_tp) :
 			    !strncmp(sec, sec_prefix[b->kind], strlen(sec_prefix[b->kind]));
 
-		if (!syscalls && (ends_with(sec, "/sys_enter") || ends_with(sec, "/sys_exit")))
+		if (!k->want_syscalls && (ends_with(sec, "/sys_enter") || ends_with(sec, "/sys_exit")))
+			keep = false;
+		if (!k->want_irqs && ends_with(sec, "/softirq_raise"))
 			keep = false;
 		bpf_program__set_autoload(prog, keep);
 	}
@@ -128,7 +133,7 @@ int backend__open(const struct backend_opts *o, evbuf_record_fn fn, void *ctx, s
 	err = b->kind == REC_BACKEND_TRACEFS ? backend_tracefs_open(b, o) : backend_btf_open(b, o);
 	if (err)
 		goto fail;
-	select_programs(b, o->knobs.want_syscalls, o->choice->raw_tp);
+	select_programs(b, &o->knobs, o->choice->raw_tp);
 	if (b->kind == REC_BACKEND_BTF)
 		skip_missing_optional(b);
 	err = size_thread_maps(b, o->threads);

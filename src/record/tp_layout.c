@@ -43,9 +43,10 @@ static const struct need_event needs[] = {
 		{ "name", L(ie_name), NEED_STR } } },
 	{ "irq/irq_handler_exit", L(ix_len), { { "irq", L(ix_irq), NEED_INT },
 		{ "ret", L(ix_ret), NEED_INT } } },
-	/* one program layout for both: the kernel defines them with one class */
+	/* one program layout for the three: the kernel defines them with one class */
 	{ "irq/softirq_entry", L(si_len), { { "vec", L(si_vec), NEED_INT } } },
 	{ "irq/softirq_exit", L(si_len), { { "vec", L(si_vec), NEED_INT } } },
+	{ "irq/softirq_raise", L(si_len), { { "vec", L(si_vec), NEED_INT } } },
 	{ "sched/sched_process_fork", L(fk_len), { { "child_pid", L(fk_child_pid), NEED_INT },
 		{ "child_comm", L(fk_child_comm), NEED_STR } } },
 	{ "sched/sched_process_exec", L(ex_len), { { "pid", L(ex_pid), NEED_INT },

@@ -34,7 +34,7 @@ void report_json_trace(const struct analysis *a, json_writer_t *w)
 	jsonw_name(w, "trace");
 	jsonw_start_object(w);
 	jsonw_string_field(w, "file", t->path);
-	jsonw_u64_field(w, "format_version", TF_VERSION);
+	jsonw_u64_field(w, "format_version", t->format_version ? t->format_version : TF_VERSION);
 	jsonw_u64_field(w, "file_bytes", t->file_bytes);
 	jsonw_u64_field(w, "start_ns", t->start_ns);
 	jsonw_u64_field(w, "stop_ns", t->stop_ns);

@@ -45,6 +45,13 @@ static void json_owner(json_writer_t *w, const struct analysis *a, uint32_t ow)
 	}
 }
 
+/* A wakeup's hop through the kernel: "via": "NET_RX" (the softirq its waker raised). */
+static void json_via(json_writer_t *w, uint8_t cat, uint16_t sub)
+{
+	if (cat == CRIT_CAT_WAKEUP && sub)
+		jsonw_string_field(w, "via", softirq_name(sub - 1));
+}
+
 static void json_shares(json_writer_t *w, const struct analysis *a, const struct crit_share *s, size_t n)
 {
 	char b[64];
@@ -66,6 +73,7 @@ static void json_shares(json_writer_t *w, const struct analysis *a, const struct
 			jsonw_string_field(w, "category", cat_ids[s[i].cat]);
 			if (s[i].cat == CRIT_CAT_REL_HARDIRQ || s[i].cat == CRIT_CAT_REL_SOFTIRQ)
 				jsonw_u64_field(w, "irq", s[i].sub);
+			json_via(w, s[i].cat, s[i].sub);
 			jsonw_i64_field(w, "ns", s[i].ns);
 		}
 		jsonw_end_object(w);
@@ -91,6 +99,7 @@ static void json_segments(json_writer_t *w, const struct analysis *a, const stru
 		if (s->kind != CRIT_SEG_RUN) {
 			jsonw_string_field(w, "category", cat_ids[s->cat]);
 			jsonw_string_field(w, "category_name", critical_cat_name(s->cat, s->sub, a->trace, b, sizeof(b)));
+			json_via(w, s->cat, s->sub);
 		}
 		if (s->kind == CRIT_SEG_WAIT && s->cpu != UINT16_MAX) {
 			jsonw_u64_field(w, "cpu", s->cpu);

@@ -241,13 +241,17 @@ static void thread_wakeups(struct pf *p, const struct tl_thread *th)
 		const struct tl_wakeup *w = &tl->wk[tl->wk_by_waker[k]];
 		const struct tl_thread *wee = &tl->threads[w->wakee];
 		const struct tl_run *r = next_run(tl, w->wakee, w->ts);
-		char name[48];
+		char name[64];
 
-		snprintf(name, sizeof(name), "%s %s/%u", w->is_new ? "wakeup (new)" : "wakeup",
-			 wee->comm, wee->tid);
+		/* a wakeup through a softirq the waker raised: at the raise, "via NET_RX" */
+		snprintf(name, sizeof(name), "%s %s/%u%s%s", w->is_new ? "wakeup (new)" : "wakeup",
+			 wee->comm, wee->tid, w->flags & TL_WAKE_VIA ? " via " : "",
+			 w->flags & TL_WAKE_VIA ? softirq_name(w->irq) : "");
 		ev_open(p, 'X', "sched", name, th->pid, th->tid, w->waking_ts);
 		fprintf(p->f, ",\"dur\":0.0001,\"args\":{\"wakee\":%u,\"target_cpu\":%u", wee->tid,
 			w->target_cpu);
+		if (w->flags & TL_WAKE_VIA)
+			fprintf(p->f, ",\"via\":\"%s\"", softirq_name(w->irq));
 		if (r)
 			fprintf(p->f, ",\"latency_ns\":%" PRIu64, r->start - w->ts);
 		fputs("}}", p->f);

@@ -94,6 +94,31 @@ static void print_culprit(FILE *f, const struct analysis *a, const struct crit_b
 	}
 }
 
+/*
+ * The hops of a path that went through the kernel: "waker -> wakee via
+ * NET_RX", the waker being whoever ran on the path just before the wait.
+ */
+static void print_via(FILE *f, const struct analysis *a, const struct crit_path *p)
+{
+	char b1[64], b2[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nseg; i++) {
+		const struct crit_seg *s = &p->seg[i];
+
+		if (s->kind != CRIT_SEG_WAIT || s->cat != CRIT_CAT_WAKEUP || !s->sub)
+			continue;
+		fprintf(f, "%s", n++ ? ", " : "    through the kernel: ");
+		if (i && p->seg[i - 1].kind == CRIT_SEG_RUN)
+			fprintf(f, "%s -> ", critical_names_owner(a, p->seg[i - 1].thread, b1, sizeof(b1)));
+		fprintf(f, "%s via %s", critical_names_owner(a, s->thread, b2, sizeof(b2)), softirq_name(s->sub - 1));
+		if (n == 3)
+			break;
+	}
+	if (n)
+		fprintf(f, "\n");
+}
+
 /* The breaks of the upstream actor (or of the others), latest first. */
 static void print_breaks(const struct critical_result *r, const struct analysis *a, FILE *f,
 			 const struct report_style *st, long up, bool upstream)
@@ -120,6 +145,7 @@ static void print_breaks(const struct critical_result *r, const struct analysis 
 			fmt_duration(b2, sizeof(b2), b->path.end_ns - b->path.start_ns));
 		print_inline(f, a, b->path.share, b->path.nshare, 4);
 		fprintf(f, "\n");
+		print_via(f, a, &b->path);
 	}
 	if (more)
 		fprintf(f, "  %s... %zu more%s (-v)%s\n", rs_dim(st), more, upstream ? " of the upstream actor" : "",

@@ -308,6 +308,8 @@ static int build(const struct trace *t, struct trace *consume, const struct time
 		err = build_wakeups(&b);
 	if (!err)
 		err = build_irqs(&b);
+	if (!err)
+		err = softirq_causes(&b);
 	if (!err && b.consume)
 		trace__drop_records(b.consume);
 	if (!err)

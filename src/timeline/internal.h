@@ -6,6 +6,7 @@
  *             the steps in order; freeing
  *   runs.c    the switches into runs, and where data is missing
  *   group.c   the runs and calls grouped by thread; the wakeup and CPU indexes
+ *   softirq.c the wakeups from softirqs given to the threads that raised them
  *   query.c   questions asked of a built timeline
  *   stream.c  the time-ordered event stream for pattern mining
  */
@@ -72,11 +73,26 @@ static inline size_t next_run(const struct timeline *tl, const struct tl_thread 
 /* The lost windows into tl->gaps, and b's index of them per CPU. 0 or -ENOMEM. */
 int runs_lost_gaps(struct builder *b);
 /*
+ * Did cpu (< tl->ncpus) lose records during [start, end]? Asked in time
+ * order per CPU: b->cpu_cursor[cpu] moves forward (set it to 0 to ask
+ * from the start again).
+ */
+bool runs_lost_during(struct builder *b, uint16_t cpu, uint64_t start, uint64_t end);
+/*
  * The runs from the switches (after runs_lost_gaps), in the order their
  * switches ended them; the broken chains become gaps; b->cpu_ns gets each
  * thread's CPU time. 0 or -ENOMEM.
  */
 int runs_build(struct builder *b);
+
+/* ---- softirq.c ---- */
+
+/*
+ * With the wakeups and IRQs built (and the records still there): each
+ * wakeup from a softirq that a thread raised becomes that thread's, at the
+ * raise (TL_WAKE_VIA), and tl's softirq_* counts are set. 0 or -ENOMEM.
+ */
+int softirq_causes(struct builder *b);
 
 /* ---- group.c ---- */
 

@@ -123,8 +123,7 @@ int runs_lost_gaps(struct builder *b)
 	return 0;
 }
 
-/* Did this CPU lose records during [start, end]? Runs come in time order per CPU. */
-static bool lost_during(struct builder *b, uint16_t cpu, uint64_t start, uint64_t end)
+bool runs_lost_during(struct builder *b, uint16_t cpu, uint64_t start, uint64_t end)
 {
 	const struct tl_gap *g = b->cpu_gaps[cpu];
 	size_t n = b->cpu_ngaps[cpu], *i = &b->cpu_cursor[cpu];
@@ -195,7 +194,7 @@ static int emit_run(struct builder *b, uint32_t tid, uint32_t tgid, uint16_t cpu
 		c = charged(b, r.thread, runtime);
 		b->cpu_ns[r.thread] += c ? c : end - start;
 	}
-	if (lost_during(b, cpu, start, end)) {
+	if (runs_lost_during(b, cpu, start, end)) {
 		b->tl->runs_dropped++;
 		return 0;
 	}
@@ -262,7 +261,7 @@ int runs_build(struct builder *b)
 		} else if (c->tid == s->prev_tid) {
 			err = emit_run(b, s->prev_tid, s->prev_tgid, s->h.cpu, c->start, s->h.ts, state, 0,
 				       s->prev_runtime);
-		} else if (!lost_during(b, s->h.cpu, c->start, s->h.ts)) {
+		} else if (!runs_lost_during(b, s->h.cpu, c->start, s->h.ts)) {
 			/* A switch the kernel did not report (see timeline.h). */
 			tl->broken_chains++;
 			err = add_gap(b, s->h.cpu, c->start, s->h.ts, 0, TL_GAP_BROKEN, c->tid);

@@ -59,9 +59,21 @@ struct tl_syscall {
 	uint8_t flags;		/* QT_SYS_* */
 };
 
+/*
+ * tl_wakeup.flags, beyond the QT_WAKE_* of the record: the waker raised
+ * the softirq (irq: its vector) that woke the wakee, at waking_ts; the
+ * record's QT_WAKE_SOFTIRQ is then cleared (softirq.c).
+ */
+#define TL_WAKE_VIA 0x40
+/*
+ * A softirq run that an interrupt raised and a thread raised again before
+ * it ran: the wakeup stays the device's (softirq.c says why).
+ */
+#define TL_WAKE_SHARED 0x80
+
 struct tl_wakeup {
 	uint64_t ts;		/* the waker's side (sched_waking) */
-	uint64_t waking_ts;	/* the same; older files had the enqueue in ts */
+	uint64_t waking_ts;	/* the same; older files had the enqueue in ts; TL_WAKE_VIA: the raise */
 	uint32_t waker;		/* thread, or TL_NONE for an interrupt / the idle task */
 	uint32_t wakee;
 	uint16_t target_cpu;	/* where the wakee was enqueued: the CPU of its next run */
@@ -155,6 +167,14 @@ struct timeline {
 	uint64_t broken_chains;		/* switch sequence breaks */
 	uint64_t runs_dropped;		/* runs inside lost data, not counted */
 	uint64_t unsure_runs, unsure_ns;	/* runs with TL_RUN_START_UNSURE, their total span */
+	/*
+	 * Wakeups from softirqs, and what those of the vectors in
+	 * QT_RAISE_VECS became: the raising thread's (TL_WAKE_VIA), a hard
+	 * interrupt's (kept as the softirq's), or of no recorded cause (kept).
+	 * The rest are the tick's and the timers' (TIMER, RCU, ...).
+	 * softirq_shared: of the interrupt's, those a thread raised too.
+	 */
+	uint64_t softirq_wakeups, softirq_by_thread, softirq_by_irq, softirq_unknown, softirq_shared;
 };
 
 struct timeline_opts {

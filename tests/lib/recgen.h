@@ -119,6 +119,13 @@ static inline void rg_record(unsigned long long *s, union qt_record *r, int type
 		r->stats.consumed = rg_edge(s, UINT64_MAX);
 		r->stats.user_dropped = rg_edge(s, UINT64_MAX);
 		break;
+	case QT_REC_SOFTIRQ_RAISE:
+		/* often a process's main thread, and a vector the kernel has */
+		r->raise.tid = rg_edge(s, UINT32_MAX);
+		r->raise.tgid = rg_rand(s) % 2 ? r->raise.tid : rg_edge(s, UINT32_MAX);
+		r->raise.vec = rg_rand(s) % 4 ? rg_rand(s) % 10 : rg_edge(s, UINT16_MAX);
+		r->raise.irq = rg_edge(s, UINT16_MAX);
+		break;
 	}
 }
 

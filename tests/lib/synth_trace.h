@@ -179,6 +179,37 @@ static inline void synth_irq(struct synth *s, uint64_t start, uint64_t end, int 
 	SYNTH_PUSH_REC(s->t->irq, s->t->nirq, r);
 }
 
+/*
+ * A wakeup from a softirq (vector vec) running on cpu on top of thread
+ * on/on_pid (0: idle), as the kernel side records it.
+ */
+static inline void synth_softirq_wakeup(struct synth *s, uint64_t ts, int cpu, uint32_t vec, uint32_t on,
+					uint32_t on_pid, uint32_t wakee, uint32_t wakee_pid, int target_cpu)
+{
+	synth_wakeup(s, ts, on, on_pid, wakee, wakee_pid, target_cpu);
+	s->t->wk[s->t->nwk - 1].h.flags = QT_WAKE_SOFTIRQ;
+	s->t->wk[s->t->nwk - 1].h.cpu = cpu;
+	s->t->wk[s->t->nwk - 1].waker_cpu = cpu;
+	s->t->wk[s->t->nwk - 1].waker_irq = vec;
+}
+
+/*
+ * A softirq raised on cpu by thread tid/pid (flags 0 or QT_RAISE_SYSCALL),
+ * or with flags QT_WAKE_HARDIRQ / QT_WAKE_SOFTIRQ by the IRQ or vector irq
+ * interrupting tid.
+ */
+static inline void synth_raise(struct synth *s, uint64_t ts, int cpu, uint32_t vec, uint8_t flags, uint16_t irq,
+			       uint32_t tid, uint32_t pid)
+{
+	struct qt_softirq_raise r = { .h = { .ts = ts, .type = QT_REC_SOFTIRQ_RAISE, .flags = flags, .cpu = cpu } };
+
+	r.vec = vec;
+	r.irq = irq;
+	r.tid = tid;
+	r.tgid = pid;
+	SYNTH_PUSH_REC(s->t->raise, s->t->nraise, r);
+}
+
 /* FORK, EXEC, RENAME or EXIT. */
 static inline void synth_task(struct synth *s, uint8_t type, uint64_t ts, uint32_t tid, uint32_t pid,
 			      uint32_t parent_tid, uint32_t parent_pid, const char *comm)
@@ -215,7 +246,8 @@ static inline struct trace *synth_finish(struct synth *s)
 	t->by_type[QT_REC_IRQ] = t->nirq;
 	t->by_type[QT_REC_FORK] = t->ntask;
 	t->by_type[QT_REC_LOST] = t->nlost;
-	t->events = t->nsw + t->nwk + t->nsc + t->nirq + t->ntask + t->nlost;
+	t->by_type[QT_REC_SOFTIRQ_RAISE] = t->nraise;
+	t->events = t->nsw + t->nwk + t->nsc + t->nirq + t->ntask + t->nlost + t->nraise;
 	t->first_ts = t->start_ns;
 	t->last_ts = t->stop_ns;
 	free(s->rt);

@@ -616,6 +616,74 @@ Test(critical, interrupt_releases)
 	fx_free(&f);
 }
 
+/*
+ * A sender's sendto() on CPU 0 raises NET_RX, which wakes the receiver on
+ * CPU 1 (a datagram on loopback), every 10 ms; the third time a hog keeps
+ * the sender off its CPU 4 ms. The receiver's late invocation has the
+ * sender, and the hog behind it, on its path, and the hop says it went
+ * through the kernel.
+ */
+Test(critical, a_hop_through_a_softirq_is_marked)
+{
+	enum { SENDER = 1, RECEIVER = 2, HOG = 3 };
+	struct synth *s = synth_new(0, 60 * MS, 2);
+	const struct crit_break *b;
+	const struct crit_seg *via = NULL;
+	struct fixture f;
+	size_t recv;
+	int64_t held = 0;
+	char name[64], *buf;
+
+	synth_thread(s, SENDER, SENDER, "sender");
+	synth_thread(s, RECEIVER, RECEIVER, "receiver");
+	synth_thread(s, HOG, HOG, "hog");
+	for (int k = 0; k < 5; k++) {
+		int64_t t = k * 10 * MS, go = t + 10 * US;
+
+		if (k == 3) {
+			synth_timer_wakeup(s, t - 100 * US, HOG, HOG, 0);
+			synth_switch(s, t - 100 * US, 0, 0, 0, SYN_PREEMPT, HOG, HOG);
+			go = t + 4 * MS;
+		}
+		synth_timer_wakeup(s, t, SENDER, SENDER, 0);
+		synth_switch(s, go, 0, k == 3 ? HOG : 0, k == 3 ? HOG : 0, SYN_SLEEP, SENDER, SENDER);
+		synth_raise(s, go + 500 * US, 0, 3, QT_RAISE_SYSCALL, 0, SENDER, SENDER);
+		synth_irq(s, go + 510 * US, go + 530 * US, 0, 3, 1, SENDER);
+		synth_softirq_wakeup(s, go + 520 * US, 0, 3, SENDER, SENDER, RECEIVER, RECEIVER, 1);
+		synth_switch(s, go + 600 * US, 1, 0, 0, SYN_PREEMPT, RECEIVER, RECEIVER);
+		synth_switch(s, go + 900 * US, 1, RECEIVER, RECEIVER, SYN_SLEEP, 0, 0);
+		synth_switch(s, go + 1 * MS, 0, SENDER, SENDER, SYN_SLEEP, 0, 0);
+	}
+	fx_timeline(&f, s);
+	cr_assert_eq(f.tl->softirq_by_thread, 5);
+	recv = add_actor(&f, RECEIVER, "receiver/2", 2 * MS);
+	add_break(&f, recv, 3, 10 * MS);
+	f.ar.upstream = (long)recv;
+	run_critical(&f, NULL);
+	cr_assert_eq(f.r->nbreaks, 1);
+	b = &f.r->breaks[0];
+	cr_assert_gt(row_thread(f.tl, b->path.share, b->path.nshare, SENDER, NULL), 0);
+	cr_assert_gt(row_thread(f.tl, b->path.share, b->path.nshare, HOG, &held), 3 * MS);
+	cr_assert_gt(held, 3 * MS);
+	/* the wait after the raise: "wakeup latency via NET_RX", 100 us each time */
+	for (size_t i = 0; i < b->path.nseg; i++)
+		if (b->path.seg[i].kind == CRIT_SEG_WAIT && b->path.seg[i].cat == CRIT_CAT_WAKEUP)
+			via = &b->path.seg[i];
+	cr_assert_not_null(via);
+	cr_assert_eq(via->sub, 3 + 1);
+	cr_assert_eq(f.tl->threads[via->thread].tid, RECEIVER);
+	cr_assert_eq(via[-1].kind, CRIT_SEG_RUN);
+	cr_assert_eq(f.tl->threads[via[-1].thread].tid, SENDER);
+	cr_assert_eq(via->end_ns - via->start_ns, 100 * US);
+	cr_assert_eq(row_cat(b->path.share, b->path.nshare, CRIT_CAT_WAKEUP, 3 + 1), 100 * US);
+	cr_assert_str_eq(critical_cat_name(CRIT_CAT_WAKEUP, 3 + 1, f.t, name, sizeof(name)), "wakeup latency via NET_RX");
+	cr_assert_str_eq(critical_cat_name(CRIT_CAT_WAKEUP, 0, f.t, name, sizeof(name)), "wakeup latency");
+	buf = printed(&f);
+	cr_assert(strstr(buf, "through the kernel: sender/1 -> receiver/2 via NET_RX"), "%s", buf);
+	free(buf);
+	fx_free(&f);
+}
+
 /* Same CPU, exact: a hand-over is kept without a wakeup; across CPUs it needs one. */
 Test(critical, same_cpu_handover)
 {

@@ -90,6 +90,7 @@ Test(codec, type_sizes_and_names)
 		{ QT_REC_IRQ_NAME, sizeof(struct qt_irq_name), "irq_name" },
 		{ QT_REC_LOST, sizeof(struct qt_lost), "lost" },
 		{ QT_REC_STATS, sizeof(struct qt_stats), "stats" },
+		{ QT_REC_SOFTIRQ_RAISE, sizeof(struct qt_softirq_raise), "softirq_raise" },
 	};
 
 	for (size_t i = 0; i < N(want); i++) {
@@ -178,6 +179,7 @@ Test(codec, roundtrip_every_type_zero_and_max)
 		case QT_REC_SYSCALL: r->sc.pad = 0; break;
 		case QT_REC_IRQ: case QT_REC_SOFTIRQ: r->irq.pad = 0; break;
 		case QT_REC_IRQ_NAME: r->irqn.pad = 0; break;
+		case QT_REC_SOFTIRQ_RAISE: r->raise.pad = 0; break;
 		}
 		/* the header's own padding (after cpu) */
 		memset((char *)&r->h + offsetof(struct qt_rec_hdr, cpu) + 2, 0,
@@ -196,6 +198,7 @@ Test(codec, worst_case_size)
 		[QT_REC_SYSCALL] = 60, [QT_REC_IRQ] = 40, [QT_REC_SOFTIRQ] = 40,
 		[QT_REC_FORK] = 52, [QT_REC_EXEC] = 52, [QT_REC_RENAME] = 52, [QT_REC_EXIT] = 52,
 		[QT_REC_IRQ_NAME] = 53, [QT_REC_LOST] = 45, [QT_REC_STATS] = 55,
+		[QT_REC_SOFTIRQ_RAISE] = 31,
 	};
 
 	for (unsigned int type = 1; type < QT_REC_MAX; type++) {
@@ -247,6 +250,10 @@ Test(codec, worst_case_size)
 			break;
 		case QT_REC_STATS:
 			r.stats.emitted = r.stats.lost = r.stats.consumed = r.stats.user_dropped = UINT64_MAX;
+			break;
+		case QT_REC_SOFTIRQ_RAISE:
+			r.raise.tid = UINT32_MAX;
+			r.raise.vec = r.raise.irq = UINT16_MAX;
 			break;
 		}
 		codec_reset(&st, 0);
@@ -553,6 +560,10 @@ Test(codec, rejects_out_of_range_values)
 	/* tgid = 0xffffffff + 1 */
 	REJECT(QT_REC_SWITCH, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f, 2, 0, 0, 0, 0, 0, 0);
 	ACCEPT(15, QT_REC_SWITCH, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0, 0, 0, 0);
+	/* a raise's vector and irq are 16-bit */
+	ACCEPT(9, QT_REC_SOFTIRQ_RAISE, 0, 0, 0, 0, 0xff, 0xff, 0x03, 0);
+	REJECT(QT_REC_SOFTIRQ_RAISE, 0, 0, 0, 0, 0x80, 0x80, 0x04, 0);
+	REJECT(QT_REC_SOFTIRQ_RAISE, 0, 0, 0, 0, 0, 0x80, 0x80, 0x04);
 	/* wakeup target_cpu, waker_cpu, waker_irq are 16-bit */
 	ACCEPT(14, QT_REC_WAKEUP, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0x03, 0, 0, 0, 0);
 	REJECT(QT_REC_WAKEUP, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x80, 0x04, 0, 0, 0);

@@ -257,7 +257,7 @@ static void add_block(struct sample *s, struct tf_writer *w, enum tf_block_type 
 /* META, THREADS, four EVENTS blocks (one empty), END: about 1 kB. */
 static void make_sample(struct sample *s, int zlevel)
 {
-	static const int nrec[] = { 6, 1, 0, 12 };
+	static const int nrec[] = { 6, 1, 0, 16 };
 	unsigned long long seed = 1234;
 	struct tf_writer *w;
 	struct tf_kv kv = { 0 };
@@ -939,11 +939,16 @@ Test(tracefile, open_errors)
 	snprintf(path, sizeof(path), "%s/text", dir);
 	tfu_write(path, "#!/bin/sh\necho hello world\n", 27);
 	expect_open_error(path, -EBADMSG, "not a qostrace trace file");
-	snprintf(path, sizeof(path), "%s/v2", dir);
+	snprintf(path, sizeof(path), "%s/v3", dir);
 	tfu_file_hdr(hdr);
-	hdr[8] = 2;
+	hdr[8] = 3;
 	tfu_write(path, hdr, TF_FILE_HDR_SIZE);
-	expect_open_error(path, -EPROTONOSUPPORT, "version 2, this qostrace reads version 1");
+	expect_open_error(path, -EPROTONOSUPPORT, "version 3, this qostrace reads versions 1 to 2 (a newer");
+	snprintf(path, sizeof(path), "%s/v0", dir);
+	tfu_file_hdr(hdr);
+	hdr[8] = 0;
+	tfu_write(path, hdr, TF_FILE_HDR_SIZE);
+	expect_open_error(path, -EPROTONOSUPPORT, "version 0, this qostrace reads versions 1 to 2");
 	snprintf(path, sizeof(path), "%s/hsize", dir);
 	tfu_file_hdr(hdr);
 	hdr[10] = 32;
@@ -966,6 +971,20 @@ Test(tracefile, open_errors)
 		cr_expect_eq(f.n, 0);
 		cr_expect_not(f.damage.truncated);
 		tfu_free(&f);
+	}
+	/* every version from the oldest on is read, and says which it is */
+	for (unsigned int v = TF_VERSION_OLDEST; v <= TF_VERSION; v++) {
+		struct tf_reader *r = NULL;
+		char msg[256] = "";
+
+		snprintf(path, sizeof(path), "%s/v%u", dir, v);
+		tfu_file_hdr(hdr);
+		hdr[8] = v;
+		tfu_write(path, hdr, TF_FILE_HDR_SIZE);
+		cr_expect_eq(tf_reader__open(path, &r, msg, sizeof(msg)), 0, "version %u: %s", v, msg);
+		if (r)
+			cr_expect_eq(tf_reader__version(r), v);
+		tf_reader__close(r);
 	}
 	tu_rmdir(dir);
 	free(dir);

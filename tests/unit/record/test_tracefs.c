@@ -63,6 +63,7 @@ static const struct event kernel_6_x86[] = {
 	{ "irq/irq_handler_exit", "int irq;8;4;1\nint ret;12;4;1\n", "\"\"" },
 	{ "irq/softirq_entry", "unsigned int vec;8;4;0\n", "\"\"" },
 	{ "irq/softirq_exit", "unsigned int vec;8;4;0\n", "\"\"" },
+	{ "irq/softirq_raise", "unsigned int vec;8;4;0\n", "\"\"" },
 	{ "sched/sched_process_fork", "__data_loc char[] parent_comm;8;4;0\npid_t parent_pid;12;4;1\n"
 	  "__data_loc char[] child_comm;16;4;0\npid_t child_pid;20;4;1\n", "\"\"" },
 	{ "sched/sched_process_exec", "__data_loc char[] filename;8;4;0\npid_t pid;12;4;1\n"
@@ -173,7 +174,7 @@ Test(tracefs, parses_scalars_arrays_and_data_loc)
 	tracefs_format_free(&f);
 	free(text);
 
-	text = format_text(&kernel_6_x86[9]);	/* fork */
+	text = format_text(&kernel_6_x86[10]);	/* fork */
 	cr_assert_eq(tracefs_format_parse(text, &f), 0);
 	cr_assert_eq(f.nfields, 4);
 	cr_expect_str_eq(f.fields[2].name, "child_comm");

@@ -242,31 +242,67 @@ Test(export_perfetto, a_failed_write_is_an_error)
 	sv_close(&sc);
 }
 
+/* The export of the trace s makes, as a string (caller frees); *t and *tl for the caller to free. */
+static char *export_synth(struct synth *s, struct trace **t, struct timeline **tl)
+{
+	struct analysis an = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	*t = synth_finish(s);
+	cr_assert_eq(timeline__build(*t, NULL, tl), 0);
+	an.trace = *t;
+	an.tl = *tl;
+	cr_assert(m);
+	cr_assert_eq(export_perfetto(&an, m, NULL, NULL), 0);
+	fclose(m);
+	return buf;
+}
+
 /* Negative and sub-µs times keep their nanoseconds. */
 Test(export_perfetto, timestamps_before_the_start)
 {
 	struct synth *s = synth_new(10 * SV_MS, 20 * SV_MS, 1);
 	struct trace *t;
 	struct timeline *tl;
-	struct analysis an = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	char *buf;
 
 	synth_thread(s, 7, 7, "w");
 	/* already running when the recording started: its run starts at the start */
 	synth_switch(s, 10 * SV_MS + 1234, 0, 7, 7, SYN_SLEEP, 0, 0);
 	synth_switch(s, 12 * SV_MS + 7, 0, 0, 0, SYN_PREEMPT, 7, 7);
 	synth_switch(s, 12 * SV_MS + 8, 0, 7, 7, SYN_SLEEP, 0, 0);
-	t = synth_finish(s);
-	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
-	an.trace = t;
-	an.tl = tl;
-	cr_assert(m);
-	cr_assert_eq(export_perfetto(&an, m, NULL, NULL), 0);
-	fclose(m);
+	buf = export_synth(s, &t, &tl);
 	cr_assert(strstr(buf, "\"ts\":2000.0071,\"dur\":0.0011"), "%s", buf);
 	cr_assert(strstr(buf, "\"start_ns\":10000000"));
+	free(buf);
+	timeline__free(tl);
+	trace__free(t);
+}
+
+/* A wakeup the waker caused through a softirq it raised: at the raise, named "via NET_RX". */
+Test(export_perfetto, a_wakeup_through_a_softirq)
+{
+	struct synth *s = synth_new(0, 10 * SV_MS, 2);
+	struct timeline *tl;
+	struct trace *t;
+	char *buf;
+
+	synth_thread(s, 7, 7, "sender");
+	synth_thread(s, 8, 8, "receiver");
+	synth_switch(s, 1 * SV_MS, 0, 0, 0, SYN_PREEMPT, 7, 7);
+	synth_raise(s, 2 * SV_MS, 0, 3, QT_RAISE_SYSCALL, 0, 7, 7);
+	synth_irq(s, 2 * SV_MS + 10, 2 * SV_MS + 30, 0, 3, 1, 7);
+	synth_softirq_wakeup(s, 2 * SV_MS + 20, 0, 3, 7, 7, 8, 8, 1);
+	synth_switch(s, 3 * SV_MS, 0, 7, 7, SYN_SLEEP, 0, 0);
+	synth_switch(s, 4 * SV_MS, 1, 0, 0, SYN_PREEMPT, 8, 8);
+	synth_switch(s, 5 * SV_MS, 1, 8, 8, SYN_SLEEP, 0, 0);
+	buf = export_synth(s, &t, &tl);
+	/* on the sender's track, at its raise (2 ms: 2000 us) */
+	cr_assert(strstr(buf, "\"name\":\"wakeup receiver/8 via NET_RX\""), "%s", buf);
+	cr_assert(strstr(buf, "\"ts\":2000.0001,\"dur\":0.0001,\"args\":{\"wakee\":8,\"target_cpu\":1,\"via\":\"NET_RX\""),
+		  "%s", buf);
 	free(buf);
 	timeline__free(tl);
 	trace__free(t);
