@@ -226,7 +226,7 @@ $(OUTPUT)/bench/%: tests/bench/%.c $(TEST_REF_SRCS) $(LIB)
 
 bench-progs: $(BENCHES)
 
-$(OUTPUT)/workloads/%: tests/workloads/%.c
+$(OUTPUT)/workloads/%: tests/workloads/%.c tests/workloads/wl_time.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -lm -o $@

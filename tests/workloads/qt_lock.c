@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wl_time.h"
+
 #define PERIOD_NS 10000000ll
 #define ITERATIONS 400
 #define FIRST 12
@@ -35,30 +37,6 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 static FILE *wlog;
 static int64_t t0;
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-static void spin(int64_t ns)
-{
-	int64_t end = now_ns() + ns;
-
-	while (now_ns() < end)
-		;
-}
-
-static void sleep_until(int64_t at)
-{
-	struct timespec ts = { .tv_sec = at / 1000000000ll, .tv_nsec = at % 1000000000ll };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-		;
-}
 
 static void start(const char *name, int cpu)
 {
