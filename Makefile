@@ -120,7 +120,7 @@ GEN_HDRS  := $(OUTPUT)/gen/syscall_tables.h
 GEN_SRCS  := $(OUTPUT)/gen/report/html_assets.c
 
 # The analyser: every stage from the trace file to the reports.
-LIB_DIRS  := lib stats file timeline actors critical patterns progress analysis report
+LIB_DIRS  := lib stats file timeline actors critical patterns progress dataflow analysis report
 LIB_SRCS  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS)) $(OUTPUT)/obj/gen/report/html_assets.o
 LIB       := $(OUTPUT)/libqostrace.a
