@@ -87,10 +87,17 @@ static int thread_input(const struct timeline *tl, uint32_t x, uint32_t p, struc
 
 /*
  * Each departure against the breaks of the actors of the pair's threads:
- * the break whose window [start_ns, end_ns] overlaps it the most.
+ * the break whose window [start_ns, end_ns] overlaps it the most. The
+ * departures come in time order, and so do an actor's breaks: the breaks
+ * that ended before a departure starts are skipped for the later ones too
+ * (a storm has tens of thousands of both). 0 or -ENOMEM.
  */
-static void place_departures(const struct actors_result *ar, const uint32_t th[2], struct progress *pg)
+static int place_departures(const struct actors_result *ar, const uint32_t th[2], struct progress *pg)
 {
+	size_t *from = ar ? calloc(ar->n + 1, sizeof(*from)) : NULL;
+
+	if (ar && !from)
+		return -ENOMEM;
 	for (size_t d = 0; ar && d < pg->ndep; d++) {
 		struct pg_departure *dp = &pg->dep[d];
 		int64_t best = -1;
@@ -100,7 +107,9 @@ static void place_departures(const struct actors_result *ar, const uint32_t th[2
 
 			if (ac->thread != th[0] && ac->thread != th[1])
 				continue;
-			for (size_t b = 0; b < ac->nbreaks; b++) {
+			while (from[a] < ac->nbreaks && ac->breaks[from[a]].end_ns < dp->start)
+				from[a]++;
+			for (size_t b = from[a]; b < ac->nbreaks; b++) {
 				const struct actor_break *br = &ac->breaks[b];
 				int64_t lo = br->start_ns > dp->start ? br->start_ns : dp->start;
 				int64_t hi = br->end_ns < dp->end ? br->end_ns : dp->end;
@@ -115,6 +124,8 @@ static void place_departures(const struct actors_result *ar, const uint32_t th[2
 			}
 		}
 	}
+	free(from);
+	return 0;
 }
 
 int progress__analyse(const struct timeline *tl, const struct actors_result *ar, const struct progress_opts *o,
@@ -151,7 +162,11 @@ int progress__analyse(const struct timeline *tl, const struct actors_result *ar,
 		free(r);
 		return err == 1 ? 0 : err;
 	}
-	place_departures(ar, r->thread, &r->pg);
+	err = place_departures(ar, r->thread, &r->pg);
+	if (err) {
+		progress__free(r);
+		return err;
+	}
 	*out = r;
 	return 0;
 }
