@@ -59,6 +59,16 @@ static inline void pg_vec_wake(struct pg_vec *v, int t, double ms, bool partner)
 	x->wakes[x->nwakes++] = (struct pg_wake){ .t = PG_MS(ms), .by_partner = partner };
 }
 
+/* Thread t woken by its partner at w (ms; none if w < 0), then running [s, e) until it blocks. */
+static inline void pg_vec_woken_run(struct pg_vec *v, int t, double w, double s, double e)
+{
+	struct pg_vec_thread *x = &v->th[t];
+
+	if (w >= 0)
+		pg_vec_wake(v, t, w, true);
+	x->runs[x->nruns++] = (struct pg_run){ .s = PG_MS(s), .e = PG_MS(e), .end = PG_END_WAIT };
+}
+
 static inline void pg_vec_call(struct pg_vec *v, int t, double s, double e, int nr, uint64_t arg0)
 {
 	struct pg_vec_thread *x = &v->th[t];

@@ -307,13 +307,9 @@ Test(progress, one_late_release_departs)
 	memset(&v, 0, sizeof(v));
 	pg_vec_runs(&v, 1, "[0,2)B");
 	for (int k = 1; k <= 40; k++) {
-		char r[64];
-
 		if (k == 20)
 			late = 12;
-		snprintf(r, sizeof(r), "[%g,%g)B", 5 * k + late, 5 * k + late + 3);
-		pg_vec_runs(&v, 1, r);
-		pg_vec_wake(&v, 1, 5 * k + late, true);
+		pg_vec_woken_run(&v, 1, 5 * k + late, 5 * k + late, 5 * k + late + 3);
 	}
 	pg_vec_runs(&v, 0, "[0,220)");
 	compute(&v, 220, &p);
@@ -350,22 +346,16 @@ Test(progress, phase_slip_departs_once)
 	pg_vec_runs(&v, 1, "[0,1)B");
 	for (int k = 1; k <= 30; k++) {
 		double t = 5 * k;
-		char r[64];
 
 		/* A runs [t, t+3) and blocks, B runs [t-2, t) and blocks */
 		if (k == 15) {
 			/* B blocks once more in its turn: woken again by A, not by its rhythm */
-			pg_vec_runs(&v, 1, "[73,73.5)B [74,75)B");
-			pg_vec_wake(&v, 1, 73, true);
-			pg_vec_wake(&v, 1, 74, true);
+			pg_vec_woken_run(&v, 1, 73, 73, 73.5);
+			pg_vec_woken_run(&v, 1, 74, 74, 75);
 		} else {
-			snprintf(r, sizeof(r), "[%g,%g)B", t - 2, t);
-			pg_vec_runs(&v, 1, r);
-			pg_vec_wake(&v, 1, t - 2, true);
+			pg_vec_woken_run(&v, 1, t - 2, t - 2, t);
 		}
-		snprintf(r, sizeof(r), "[%g,%g)B", t, t + 3);
-		pg_vec_runs(&v, 0, r);
-		pg_vec_wake(&v, 0, t, true);
+		pg_vec_woken_run(&v, 0, t, t, t + 3);
 	}
 	compute(&v, 155, &p);
 	cr_assert_eq(p.cycle.state, PG_CYCLE_FOUND);
@@ -395,13 +385,11 @@ Test(progress, a_multiple_of_the_cycle_is_the_cycle)
 	memset(&v, 0, sizeof(v));
 	for (int i = 0; i < 30; i++) {
 		double q2 = i == 15 ? 1.32 : i % 2 ? 1.15 : 1.0;
-		char r[64];
 
-		snprintf(r, sizeof(r), "[%g,%g)B", t, t + 3);
-		pg_vec_runs(&v, 1, r);
-		pg_vec_wake(&v, 1, t + 3 + q2, true);
+		pg_vec_woken_run(&v, 1, i ? t : -1, t, t + 3);
 		t += 3 + q2;
 	}
+	pg_vec_wake(&v, 1, t, true);
 	pg_vec_runs(&v, 0, "[0,200)");
 	compute(&v, t, &p);
 	cr_assert_eq(p.ncomplete, 30);
