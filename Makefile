@@ -120,7 +120,7 @@ GEN_HDRS  := $(OUTPUT)/gen/syscall_tables.h
 GEN_SRCS  := $(OUTPUT)/gen/report/html_assets.c
 
 # The analyser: every stage from the trace file to the reports.
-LIB_DIRS  := lib stats file timeline actors critical patterns analysis report
+LIB_DIRS  := lib stats file timeline actors critical patterns progress dataflow analysis report
 LIB_SRCS  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS)) $(OUTPUT)/obj/gen/report/html_assets.o
 LIB       := $(OUTPUT)/libqostrace.a
@@ -179,7 +179,7 @@ $(OUTPUT)/gen/syscall_tables.h: scripts/gen-syscall-names.sh scripts/syscalls-ar
 	$(Q)mkdir -p $(@D)
 	$(Q)scripts/gen-syscall-names.sh > $@
 
-$(OUTPUT)/gen/report/html_assets.c: scripts/gen-html-assets.sh src/report/html.css src/report/html_body.html src/report/html_diagnosis.js src/report/html.js
+$(OUTPUT)/gen/report/html_assets.c: scripts/gen-html-assets.sh src/report/html.css src/report/html_body.html src/report/html_diagnosis.js src/report/html_progress.js src/report/html.js
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)scripts/gen-html-assets.sh > $@

@@ -11,6 +11,7 @@
 #include "diagnosis.h"
 #include "lib/log.h"
 #include "patterns/patterns.h"
+#include "progress/progress.h"
 #include "lib/workq.h"
 
 void analysis_opts_default(struct analysis_opts *o)
@@ -113,6 +114,21 @@ static int patterns_done(int err)
 	return err == -ENOMEM ? err : 0;
 }
 
+/*
+ * The progress graph of two threads: after the actors (the default pair is
+ * the upstream actor's). Only running out of memory, or a --pair that
+ * names no thread of the recording, stops the analysis.
+ */
+static int run_progress(struct analysis *a, const struct timeline *tl)
+{
+	struct progress_opts po = { .pair = a->opts.pair };
+	int err = progress__analyse(tl, a->actors, &po, &a->progress);
+
+	if (err && err != -ENOMEM && err != -ESRCH)
+		log_warn("progress graph: %s", strerror(-err));
+	return err == -ENOMEM || err == -ESRCH ? err : 0;
+}
+
 struct patterns_job {
 	struct analysis *a;
 	const struct timeline *tl;
@@ -192,6 +208,8 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	/* Unused when the actors failed: their error stands. */
 	critical__prep_free(prep_join(&pj, &perr));
 	workq_cpus_set(0);
+	if (!err)
+		err = run_progress(a, tl);
 	/* Computed once, from every stage's result: the renderings only print it. */
 	if (!err)
 		err = diagnosis__compute(a, &a->diagnosis);
@@ -233,6 +251,7 @@ void analysis__free(struct analysis *a)
 	actors__free(a->actors);
 	critical__free(a->critical);
 	patterns__free(a->patterns);
+	progress__free(a->progress);
 	diagnosis__free(a->diagnosis);
 	free(a);
 }

@@ -20,6 +20,7 @@
 struct actors_result;
 struct critical_result;
 struct patterns_result;
+struct progress_result;
 struct diagnosis;
 struct gantt;
 
@@ -42,6 +43,8 @@ struct analysis_opts {
 	 * and the Perfetto export draws the same N.
 	 */
 	size_t break_paths;
+	/* progress graph: --pair A,B (NULL: the default pair) */
+	const char *pair;
 	/* patterns: --delta, --alpha, --gap */
 	double delta, alpha;		/* < 0: automatic search */
 	int gap;			/* < 0: default */
@@ -66,6 +69,8 @@ struct analysis {
 	struct actors_result *actors;	/* actors.h: invocations, periods, breaks (SATM §4) */
 	struct critical_result *critical; /* critical.h: precedence graph and critical paths */
 	struct patterns_result *patterns; /* patterns.h: emerging patterns (SATM §5) */
+	/* progress.h: the two-thread progress graph (Abrams et al.); NULL: no pair */
+	struct progress_result *progress;
 	/* diagnosis.h: the three answers, from the results above (NULL for a Gantt chart) */
 	struct diagnosis *diagnosis;
 };
@@ -74,7 +79,8 @@ void analysis_opts_default(struct analysis_opts *o);
 
 /*
  * Runs every stage over a recording, then the Diagnosis from their
- * results. 0 or a negative errno (after a message).
+ * results. 0 or a negative errno (after a message): -ESRCH when --pair
+ * names a thread the recording does not have.
  */
 int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 			const struct analysis_opts *o, struct analysis **out);

@@ -7,6 +7,7 @@
 #include "actors/actors.h"
 #include "analysis_opts.h"
 #include "lib/parse.h"
+#include "progress/progress.h"
 
 enum {
 	OPT_ACTOR = 0x100,
@@ -14,6 +15,7 @@ enum {
 	OPT_EPSILON,
 	OPT_BREAK_PATHS,
 	OPT_TIMING_ONLY,
+	OPT_PAIR,
 };
 
 static const struct argp_option options[] = {
@@ -32,6 +34,10 @@ static const struct argp_option options[] = {
 	  ANALYSIS_GROUP_CRITICAL },
 	{ "timing-only", OPT_TIMING_ONLY, NULL, 0,
 	  "Ignore the wakeups: reconstruct from start and end times alone", ANALYSIS_GROUP_CRITICAL },
+	{ NULL, 0, NULL, 0, "Two threads (progress graph, Abrams et al.):", ANALYSIS_GROUP_VIEWS },
+	{ "pair", OPT_PAIR, "A,B", 0,
+	  "The two threads to draw, A on x: names (globs work) or tids (default: the upstream actor "
+	  "and the thread it wakes most)", ANALYSIS_GROUP_VIEWS },
 	{ 0 },
 };
 
@@ -105,6 +111,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--epsilon '%s': a duration with a unit (50us, 1ms) or auto", arg);
 			return EINVAL;
 		}
+		break;
+	case OPT_PAIR:
+		if (progress_check_pair(arg, msg, sizeof(msg))) {
+			argp_error(state, "%s", msg);
+			return EINVAL;
+		}
+		a->o.pair = arg;
 		break;
 	case OPT_BREAK_PATHS:
 		if (parse_u64(arg, 0, SIZE_MAX, &v)) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The analysis options that qostrace report and qostrace export share
- * (--actor, --qcod, --epsilon, --break-paths, --timing-only), as one argp
+ * (--actor, --qcod, --epsilon, --break-paths, --timing-only, --pair), as one argp
  * child: each is declared,
  * checked and documented here, so that a bad value is the same usage error
  * at parse time in both commands.
@@ -34,6 +34,7 @@ struct analysis_args {
 enum {
 	ANALYSIS_GROUP_ACTORS = 2,
 	ANALYSIS_GROUP_CRITICAL = 3,
+	ANALYSIS_GROUP_VIEWS = 5,	/* after report's patterns (4) */
 };
 
 extern const struct argp analysis_argp;

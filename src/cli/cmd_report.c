@@ -69,6 +69,7 @@ static const char doc[] =
 	"  qostrace report --html run.html run.qtrace\n"
 	"  qostrace report --actor src --actor write@sink run.qtrace\n"
 	"  qostrace report --actor auto --actor 'write(1)@ts_*' --qcod 5% run.qtrace\n"
+	"  qostrace report --pair dec,sink run.qtrace\n"
 	"  qostrace report --epsilon 50us chart.csv\n";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

@@ -21,6 +21,7 @@
 #include "report.h"
 #include "html.h"
 #include "html_assets.h"
+#include "html_views.h"
 
 /* Integers are most of the page: a hand-rolled conversion halves its cost. */
 static void put_i64(FILE *f, int64_t v)
@@ -370,6 +371,7 @@ static int data_trace(FILE *f, const struct analysis *a, struct report_html_stat
 	data_gaps(f, tl, t0);
 	data_actors(f, a, lane_of, t0);
 	data_critical(f, a, lane_of, t0);
+	html_views_progress(f, a, lane_of, t0);
 	putc('}', f);
 	st->lanes = n;
 	free(lanes);

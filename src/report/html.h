@@ -22,7 +22,8 @@
  *     "upstream": actor index or -1,
  *     "critical": null | { "cats": [ category names ],
  *                          "paths": [ { "name", "actor", "brk", "lateness", "links",
- *                                       "seg": [ lane, start, end, kind, holder, cat, ... ] } ] } }
+ *                                       "seg": [ lane, start, end, kind, holder, cat, ... ] } ] },
+ *     "progress": ... }                           the views of html_views.h
  *
  * Times are integer ns relative to t0. A lane's runs are delta-encoded: gap
  * is the start minus the previous run's end (the first: minus 0), dur the

@@ -924,6 +924,31 @@ function recordingSection() {
 	box.append(table(['', ''], rows));
 }
 
+/* The progress graph of two threads (html_progress.js), with the page's helpers. */
+let progress = null;
+function progressSection() {
+	const box = $('progress-body');
+	if (!REPORT.trace) {
+		box.append(el('p', { class: 'muted' }, 'Not for a Gantt chart.'));
+		return;
+	}
+	const t0 = Number(D.t0);
+	progress = qtProgress.section(box, REPORT.progress, D.progress, {
+		el, table, fmt: qtDiagnosis.fmtDuration,
+		rel: (ns) => ns - t0,
+		at: (ns) => ((ns - t0) / 1e9).toFixed(3),
+		atRel: (ns) => (ns / 1e9).toFixed(3),
+		/* the stretch [s, e] (ns from the start) in the timeline, with the pair's first lane */
+		showTime: (s, e) => {
+			const pad = Math.max((e - s) * 0.5, 1e6);
+			setView(s - pad, e + pad);
+			if (D.progress && D.progress.x >= 0) scrollToLane(D.progress.x);
+			canvas.scrollIntoView({ block: 'nearest' });
+			redraw();
+		},
+	});
+}
+
 /* ---- start ---- */
 
 function fail(e) {
@@ -944,6 +969,7 @@ try {
 	actorTable();
 	criticalSection();
 	patternsSection();
+	progressSection();
 	threadsSection();
 	recordingSection();
 	timing.total_ms = performance.now() - T_START;
@@ -965,5 +991,7 @@ window.qostrace = {
 	goToBreak: (k, i) => { goToBreak(actors[k], actors[k].br[i]); return draw(); },
 	/* A duration as the Diagnosis writes it, for the test that compares it with the C one. */
 	fmtDuration: qtDiagnosis.fmtDuration,
+	/* the progress graph's interface (html_progress.js), null without a pair */
+	progress: () => progress,
 };
 })();

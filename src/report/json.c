@@ -12,6 +12,7 @@
 #include "json_actors.h"
 #include "json_critical.h"
 #include "json_patterns.h"
+#include "json_progress.h"
 #include "report.h"
 #include "file/tracefile.h"
 
@@ -164,6 +165,8 @@ int report_json(const struct analysis *a, FILE *f)
 		json_critical_write(a->critical, a, w);
 	else
 		jsonw_null(w);
+	if (a->trace)
+		json_progress_write(a, w);
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 	return ferror(f) ? -1 : 0;

@@ -6,13 +6,16 @@
 //
 //   node html_check.mjs PAGE.html OUT_DIR [--expect-breaks] [--expect-critical]
 //                       [--min-lanes N] [--expect-diagnosis TEXT_FILE]
-//                       [--expect-durations FILE] [--chromium PATH]
+//                       [--expect-durations FILE] [--expect-progress] [--chromium PATH]
 //
 // --expect-diagnosis: the Diagnosis the page shows at its top must read as
 // TEXT_FILE does (the text report's Diagnosis section, without its title;
 // white space aside), word for word.
 // --expect-durations: FILE has lines "NS TEXT", TEXT as the C report writes
 // the duration NS; the page must write each one the same.
+// --expect-progress: the two-thread progress graph is drawn (progress.png),
+// its steady cycle and departures zoom it, and a ray under the pointer
+// says what it is.
 //
 // Prints one JSON line of measurements; exit 0 when every check passed,
 // 1 when one failed (the reasons on stderr), 77 when Chromium is missing.
@@ -168,6 +171,40 @@ try {
 		await page.waitForTimeout(50);
 		result.tooltip = await page.evaluate(() => { const t = document.getElementById('tip'); return t.hidden ? '' : t.textContent; });
 		check(result.tooltip.length > 0, 'no tooltip over the first lane');
+	}
+	if (opt('--expect-progress')) {
+		const pg = await page.evaluate(() => { const p = qostrace.progress(); return p && { rays: p.rays, deps: p.departures, drawn: p.drawn() }; });
+		result.progress = pg;
+		if (check(pg && pg.rays > 0, 'no progress graph on the page')) {
+			await page.locator('#progress').scrollIntoViewIfNeeded();
+			const cyc = page.locator('#progress button', { hasText: 'cycle' });
+			if (await cyc.count()) await cyc.click();
+			const shown = await page.evaluate(() => {
+				const p = qostrace.progress();
+				for (let i = 0; i < p.rays; i++) { const r = p.rayPoint(i); if (r.shown) return Object.assign(r, { i }); }
+				return null;
+			});
+			check(shown !== null && (await page.evaluate(() => qostrace.progress().drawn())) > 0, 'the progress graph draws no ray');
+			if (shown) {
+				/* the canvas itself in the viewport: the section with its table may be taller */
+				await page.locator('#pg').scrollIntoViewIfNeeded();
+				const cb = await page.locator('#pg').boundingBox();
+				await page.mouse.move(cb.x + shown.x, cb.y + shown.y);
+				await page.waitForTimeout(50);
+				const tip = await page.evaluate(() => { const t = document.querySelector('.pg-tip'); return t.hidden ? '' : t.textContent; });
+				result.progress_tooltip = tip;
+				check(/both run|waits for|exited|neither/.test(tip), `no tooltip over a ${shown.kind} ray of the progress graph (got '${tip}')`);
+			}
+			await page.locator('#progress').screenshot({ path: path.join(out_dir, 'progress.png') });
+			if (pg.deps > 0) {
+				const before_v = await page.evaluate(() => qostrace.progress().view());
+				await page.locator('#progress .chip').first().click();
+				await page.waitForTimeout(50);
+				const after_v = await page.evaluate(() => qostrace.progress().view());
+				check(JSON.stringify(before_v) !== JSON.stringify(after_v), 'clicking a departure does not move the progress graph');
+				check((await page.evaluate(() => qostrace.progress().drawn())) > 0, 'a departure shows no ray');
+			}
+		}
 	}
 	check(errors.length === 0, `console errors: ${errors.join(' | ')}`);
 	check(requests.length === 0, `network requests: ${requests.join(' ')}`);

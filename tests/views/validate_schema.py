@@ -99,6 +99,22 @@ def main():
             {"tid": 1, "comm": "x", "kind": "thread"}))
         mutate("an unknown input", lambda d: d["critical"].update(input="?"))
         mutate("a negative epsilon", lambda d: d["critical"].update(epsilon_ns=-1))
+    if "trace" in doc:
+        mutate("progress missing", lambda d: d.pop("progress"))
+    pg = doc.get("progress")
+    if pg:
+        mutate("progress without cycle", lambda d: d["progress"].pop("cycle"))
+        mutate("progress with one thread", lambda d: d["progress"]["threads"].pop())
+        mutate("progress chosen in an unknown way", lambda d: d["progress"].update(chosen="?"))
+        mutate("a cycle of an unknown state", lambda d: d["progress"]["cycle"].update(state="?"))
+        if pg["cycle"]["state"] == "steady":
+            mutate("a steady cycle without period", lambda d: d["progress"]["cycle"].pop("period_ns"))
+            mutate("a steady cycle repeating twice", lambda d: d["progress"]["cycle"].update(repetitions=2))
+        mutate("a block with a negative q2", lambda d: d["progress"]["blocks"][0].update(q2_ns=-1))
+        mutate("a block on a third thread", lambda d: d["progress"]["blocks"][0].update(thread=2))
+        mutate("a block without label", lambda d: d["progress"]["blocks"][0].pop("nr"))
+        mutate("a ray of an unknown kind", lambda d: d["progress"]["rays"][0].update(kind="Q"))
+        mutate("a departure without break", lambda d: d["progress"]["departures"][0].pop("break"))
     mutate("diagnosis missing", lambda d: d.pop("diagnosis"))
     diag = doc.get("diagnosis")
     if diag:
@@ -144,7 +160,7 @@ def main():
             print("the schema accepts a broken document: %s" % b, file=sys.stderr)
         return 1
     print("valid", ",".join(k for k in ("trace", "threads", "diagnosis", "actors", "upstream_actor", "patterns",
-                                        "critical")
+                                        "critical", "progress")
                             if k in doc))
     return 0
 
