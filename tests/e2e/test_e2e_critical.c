@@ -108,9 +108,10 @@ static void record_pipeline(void)
 	snprintf(done, sizeof(done), "%s/pl.done", dir);
 	snprintf(frames, sizeof(frames), "%d", FRAMES);
 	if (!scratch || access(done, F_OK)) {
+		/* SCHED_FIFO 20 (the disturber 25): no program at normal priority delays the stages */
 		char *argv[] = { qostrace, "record", "-q", "-o", trace_path, "--", qostrace, "__pipeline",
 				 "--frames", frames, "--period", "10ms", "--disturb", "thread", "--log", log_path,
-				 NULL };
+				 "--priority", "20", NULL };
 		int st;
 
 		snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
