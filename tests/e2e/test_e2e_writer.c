@@ -132,10 +132,33 @@ Test(e2e_writer, the_writer_breaks_its_period_and_its_set_up_is_no_break)
 }
 
 
+/*
+ * Does an invocation of the writer start inside the call (after its first
+ * tenth)? Under other programs' writeback (stress-ng, other tests) the
+ * 32 MiB burst before it took 80 ms and the call woke and blocked again
+ * inside: the writer then sleeps uninterruptibly in more than a quarter of
+ * its waits, such a sleep ends an invocation (docs/DESIGN.md), and the
+ * call's second half is the start of one. The report then explains the
+ * break by that invocation, not by the call: counted, and it must stay
+ * the exception.
+ */
+static bool split_call(const struct sync *s)
+{
+	int64_t from = s->before + (s->after - s->before) / 10;
+
+	for (size_t k = 0; k < writer->ninv; k++)
+		if (writer->inv[k].start_ns > from && writer->inv[k].start_ns < s->after) {
+			fprintf(stderr, "  the fdatasync at %.3f s (%.2f ms): invocation %zu starts inside it\n",
+				(s->before - (int64_t)ea.tl->start) / 1e9, (s->after - s->before) / 1e6, k);
+			return true;
+		}
+	return false;
+}
+
 Test(e2e_writer, each_long_fdatasync_is_the_holdup_of_a_break)
 {
 	const char *arch = tf_kv_get(&ea.tr->meta, TF_META_ARCH);
-	size_t long_syncs = 0, found = 0;
+	size_t long_syncs = 0, found = 0, split = 0;
 
 	cr_assert_not_null(ea.an->critical);
 	for (size_t i = 0; i < lg.ns; i++) {
@@ -149,6 +172,10 @@ Test(e2e_writer, each_long_fdatasync_is_the_holdup_of_a_break)
 		if (s->after - s->before < SYNC_MIN_NS)
 			continue;
 		long_syncs++;
+		if (split_call(s)) {
+			split++;
+			continue;
+		}
 		for (b = 0; b < writer->nbreaks && !hit; b++) {
 			const struct actor_break *x = &writer->breaks[b];
 			const struct actor_invocation *iv = &writer->inv[actor_break_target(x)];
@@ -173,8 +200,10 @@ Test(e2e_writer, each_long_fdatasync_is_the_holdup_of_a_break)
 			      h.call_blocked_ns / 1e6, (s->after - s->before) / 1e6);
 		found++;
 	}
-	fprintf(stderr, "  %zu fdatasync calls, %zu of 5 ms or more, each the holdup of a break: %zu\n", lg.ns,
-		long_syncs, found);
+	fprintf(stderr, "  %zu fdatasync calls, %zu of 5 ms or more, each the holdup of a break: %zu; cut by an "
+		"invocation's start inside it: %zu\n", lg.ns, long_syncs, found, split);
+	cr_assert_gt(found, split, "%zu of %zu long fdatasync calls were cut by an invocation's start", split,
+		     long_syncs);
 	cr_assert_geq(long_syncs, 4, "only %zu of the %zu fdatasync calls took 5 ms or more: the disk is too fast "
 		      "for this test's premise", long_syncs, lg.ns);
 }
