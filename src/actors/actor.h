@@ -46,9 +46,12 @@
  * Uninterruptible sleeps (a run that ended blocked: disk I/O, the kernel
  * throttling a writer, a kernel lock) are incidental too, calls recorded
  * or not, when they are at most 1/ACTORS_WAIT_USUAL_DIV of the thread's
- * waits: a thread is released from an interruptible sleep (a timer, a
- * futex, a poll); a recorder's fdatasync() that blocks 30 ms is its work
- * held, not the start of the next period.
+ * waits, sleeps blocked one after another counting as one (a call woken
+ * by each completion of its I/O: under other programs' writeback a
+ * recorder's fdatasync() blocked dozens of times a call): a thread is
+ * released from an interruptible sleep (a timer, a futex, a poll); a
+ * recorder's fdatasync() that blocks 30 ms is its work held, not the
+ * start of the next period.
  *
  * Overruns and completion breaks (thread actors of a periodic actor). An
  * invocation's held time is its span less its time on a CPU: preempted,

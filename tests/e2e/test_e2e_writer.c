@@ -2,7 +2,8 @@
 /*
  * End-to-end: a recorder whose period's work the kernel holds in a system
  * call. tests/workloads/qt_writer writes a 1 MiB frame every 10 ms and
- * every 40th frame 32 MiB more and fdatasync()s the file, which blocks
+ * every 40th frame fdatasync()s the file (a thread of its own wrote 32 MiB
+ * more just before, so that the call has data to sync), which blocks
  * (uninterruptible) until the disk has them; it is recorded with the real BPF
  * programs, and its log is the ground truth:
  *  - the writer is the actor that breaks, its period 10 ms, and its
@@ -135,11 +136,10 @@ Test(e2e_writer, the_writer_breaks_its_period_and_its_set_up_is_no_break)
 /*
  * Does an invocation of the writer start inside the call (after its first
  * tenth)? Under other programs' writeback (stress-ng, other tests) the
- * 32 MiB burst before it took 80 ms and the call woke and blocked again
- * inside: the writer then sleeps uninterruptibly in more than a quarter of
- * its waits, such a sleep ends an invocation (docs/DESIGN.md), and the
- * call's second half is the start of one. The report then explains the
- * break by that invocation, not by the call: counted, and it must stay
+ * call woke and blocked again dozens of times; before such sleeps counted
+ * as one wait (src/actors/actor.h), the writer slept uninterruptibly in
+ * more than a quarter of its waits, they ended its invocations, and all 7
+ * calls were cut in two, 3 runs in 3. Counted and printed: it must stay
  * the exception.
  */
 static bool split_call(const struct sync *s)
