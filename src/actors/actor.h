@@ -46,9 +46,12 @@
  * Uninterruptible sleeps (a run that ended blocked: disk I/O, the kernel
  * throttling a writer, a kernel lock) are incidental too, calls recorded
  * or not, when they are at most 1/ACTORS_WAIT_USUAL_DIV of the thread's
- * waits: a thread is released from an interruptible sleep (a timer, a
- * futex, a poll); a recorder's fdatasync() that blocks 30 ms is its work
- * held, not the start of the next period.
+ * waits, sleeps blocked one after another counting as one (a call woken
+ * by each completion of its I/O: under other programs' writeback a
+ * recorder's fdatasync() blocked dozens of times a call): a thread is
+ * released from an interruptible sleep (a timer, a futex, a poll); a
+ * recorder's fdatasync() that blocks 30 ms is its work held, not the
+ * start of the next period.
  *
  * Overruns and completion breaks (thread actors of a periodic actor). An
  * invocation's held time is its span less its time on a CPU: preempted,
@@ -71,6 +74,20 @@
  * run hidden in such a window is the one of the thread switched in at its
  * start). Such a break is listed but never trusted: it does not make its
  * actor "breaking" and is not counted in worst_lateness_ns.
+ *
+ * Major breaks and jitter. SATM's fence Q3 + 1.5 IQR assumes the jitter
+ * of a real system; an actor released by a precise timer has an IQR of
+ * microseconds, and then a run delayed by 50 us is a "break": an
+ * undisturbed GStreamer audio source (9.19 ms period, QCoD 0.1 %) made 20
+ * such breaks in 5 s, the worst 191 us late, 2 % of its period. A break
+ * is major when it is late by min_late_ns or more (the cut, struct
+ * actors_cut: a tenth of the period by default, --min-late); the others
+ * are jitter. Every stage and report counts the major ones: an actor
+ * breaks its period (breaking) when it has a trusted major break, the
+ * upstream choice, the Diagnosis and the pattern search (which mines the
+ * major breaks only) read them; jitter is listed and counted as such. A
+ * break on a jittery actor is above Q3 + 1.5 IQR, more than a tenth of
+ * its period already: the cut only bites on precise periods.
  */
 #ifndef QT_ACTOR_H
 #define QT_ACTOR_H
@@ -89,12 +106,24 @@ struct timeline;
 #define ACTORS_WAIT_RARE_DIV 10		/* a site with < 1/10 of the waits is incidental */
 #define ACTORS_WAIT_USUAL_DIV 4		/* ... when they are <= 1/4 of the waits */
 #define ACTORS_OVERRUN_DIV 4		/* an overrun is at least 1/4 of the period */
-#define ACTORS_MAJOR_DIV 10		/* a major break is late by at least 1/10 of the period */
+#define ACTORS_DEFAULT_MIN_LATE 0.10	/* a major break is late by a tenth of the period or more */
 
-/* Is a lateness of a period_ns actor a major break (1/ACTORS_MAJOR_DIV of the period or more)? */
-static inline bool actors_major(int64_t lateness_ns, double period_ns)
+/*
+ * The cut between major breaks and jitter (--min-late): late by ns or
+ * more when ns > 0, else by frac of the actor's period (frac < 0: no cut,
+ * every break is major, as in SATM).
+ */
+struct actors_cut {
+	double frac;
+	int64_t ns;
+};
+
+/* The lateness from which a break of an actor of period period_ns is major. */
+static inline int64_t actors_cut_ns(struct actors_cut c, double period_ns)
 {
-	return period_ns > 0 && lateness_ns * ACTORS_MAJOR_DIV >= period_ns;
+	if (c.ns > 0)
+		return c.ns;
+	return c.frac < 0 ? INT64_MIN : (int64_t)(c.frac * period_ns);
 }
 
 enum actor_kind {
@@ -187,9 +216,20 @@ struct actor {
 	size_t nincidental;		/* incidental waits inside invocations (see above) */
 	size_t nbreaks_missing;		/* of the breaks, those flagged data_missing */
 	int64_t worst_lateness_ns;	/* largest lateness of a trusted break, 0 if none */
-	bool breaking;			/* periodic with >= 1 trusted break */
+	/* Major breaks and jitter (above): the cut, and the trusted breaks on each side of it. */
+	int64_t min_late_ns;		/* a break late by this or more is major (actor_break_major) */
+	size_t nmajor;			/* trusted major breaks */
+	size_t njitter;			/* trusted breaks of jitter */
+	int64_t worst_jitter_ns;	/* largest lateness of a trusted break of jitter, 0 if none */
+	bool breaking;			/* periodic with >= 1 trusted major break */
 	bool fed;			/* breaking, and another breaking actor feeds it */
 };
+
+/* Is b, a break of a, major (late by a's cut or more) rather than jitter? */
+static inline bool actor_break_major(const struct actor *a, const struct actor_break *b)
+{
+	return b->lateness_ns >= a->min_late_ns;
+}
 
 /*
  * The subtraces of docs/ALGORITHMS.md §3.3 between consecutive invocations

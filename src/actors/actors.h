@@ -30,19 +30,19 @@
  * consumer that wakes a producer blocked on a full queue is back-pressure,
  * not data flow). Equal strengths both ways (ping-pong) make a cycle.
  * A breaking actor is one that is periodic with at least one trusted
- * break. X is fed by Y when Y reaches X over kept edges (through any
- * actors) and X does not reach Y back. The most upstream breaking actor is
- * one that no other breaking actor feeds. Unrelated actors (separate
- * components: a pipeline and a periodic housekeeping thread) and cycles
- * leave several such; then the one whose delay reaches the most other
- * breaking actors wins (it explains the most), then the one with the worst
- * break relative to its period, then the earliest first trusted break,
- * then the lower index. Where some breaking actor has a major break (late
- * by 1/ACTORS_MAJOR_DIV of its period or more, the floor the pattern
- * search mines by default), only those compete, and only they count as
- * feeding each other: a camera source 1 ms late on a 40 ms period is not
- * the answer when the file writer after it stalls 160 ms. The others keep
- * their flags (fed).
+ * major break (actor.h: late by the cut, a tenth of its period by
+ * default, or more; the smaller ones are jitter). X is fed by Y when Y
+ * reaches X over kept edges (through any actors) and X does not reach Y
+ * back. The most upstream breaking actor is one that no other breaking
+ * actor feeds. Unrelated actors (separate components: a pipeline and a
+ * periodic housekeeping thread) and cycles leave several such; then the
+ * one whose delay reaches the most other breaking actors wins (it
+ * explains the most), then the one with the worst break relative to its
+ * period, then the earliest first trusted major break, then the lower
+ * index. Jitter makes no actor breaking: a camera source 1 ms late on a
+ * 40 ms period is not the answer when the file writer after it stalls
+ * 160 ms, and a pipeline whose actors only jitter keeps its rhythm (no
+ * upstream actor).
  */
 #ifndef QT_ACTORS_H
 #define QT_ACTORS_H
@@ -74,10 +74,12 @@ struct actors_result {
 	size_t nskipped;
 	/*
 	 * The most upstream actor that breaks its period (SATM §3): index into
-	 * v, or -1 when no periodic actor breaks. Upstream order is learnt from
-	 * the recording (which actor's invocations wake or precede which).
+	 * v, or -1 when no periodic actor has a major break. Upstream order is
+	 * learnt from the recording (which actor's invocations wake or precede
+	 * which).
 	 */
 	long upstream;
+	struct actors_cut min_late;	/* the cut between major breaks and jitter, as used */
 
 	struct actor_edge *edges;	/* kept edges, sorted by (from, to) */
 	size_t nedges;
@@ -100,6 +102,8 @@ struct actors_opts {
 	const char *const *actor_specs;	/* --actor SPEC, as given: none, the default set */
 	size_t n_actor_specs;
 	double qcod_threshold;		/* periodic below it (--qcod); <= 0: PERIOD_DEFAULT_QCOD_THRESHOLD */
+	/* major breaks and jitter (--min-late); { 0, 0 }: ACTORS_DEFAULT_MIN_LATE of the period */
+	struct actors_cut min_late;
 	int jobs;			/* > 1: two candidates studied side by side; the result is the same */
 	/*
 	 * The tests' knobs, which the analysis leaves at 0: the gap and split

@@ -149,18 +149,31 @@ int breaks_add_overruns(const struct ctx *c, struct actor *a, int64_t *t, int64_
 	return 0;
 }
 
-/* The holdup is found once, here, and kept in the break: every report reads that one answer. */
+/*
+ * The holdup is found once, here, and kept in the break: every report
+ * reads that one answer. So is the cut between major breaks and jitter.
+ */
 void breaks_judge(const struct ctx *c, struct actor *a, const struct tl_thread *th)
 {
+	a->min_late_ns = actors_cut_ns(c->r->min_late, a->st.period_ns);
 	for (size_t b = 0; b < a->nbreaks; b++) {
 		struct actor_break *x = &a->breaks[b];
 
 		x->data_missing = interval_missing(c, th->tid, x->start_ns, x->end_ns);
 		holdup__explains(c->tl, a, x, &x->held);
-		if (x->data_missing)
+		if (x->data_missing) {
 			a->nbreaks_missing++;
-		else if (x->lateness_ns > a->worst_lateness_ns)
+			continue;
+		}
+		if (x->lateness_ns > a->worst_lateness_ns)
 			a->worst_lateness_ns = x->lateness_ns;
+		if (actor_break_major(a, x)) {
+			a->nmajor++;
+		} else {
+			a->njitter++;
+			if (x->lateness_ns > a->worst_jitter_ns)
+				a->worst_jitter_ns = x->lateness_ns;
+		}
 	}
-	a->breaking = a->nbreaks > a->nbreaks_missing;
+	a->breaking = a->nmajor > 0;
 }

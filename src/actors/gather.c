@@ -132,23 +132,35 @@ static size_t mark_incidental(const struct ctx *c, const struct tl_thread *th, c
 /*
  * The uninterruptible sleeps between fragments [0, m) continue their
  * invocation (actor.h) when they are at most 1/ACTORS_WAIT_USUAL_DIV of
- * the thread's waits. Returns how many were marked.
+ * the thread's waits, sleeps blocked one after another counting as one
+ * wait (a call woken by each completion of its I/O and blocked again:
+ * under other programs' writeback a recorder's fdatasync() did so dozens
+ * of times a call). Returns how many sleeps were marked.
  */
 static size_t mark_blocked(const struct tl_run *runs, size_t m, struct work *w)
 {
 	size_t waits = 0, blocked = 0;
 
-	for (size_t j = 0; j + 1 < m; j++) {
+	for (size_t j = 0, prev = SIZE_MAX; j + 1 < m; j++) {
+		bool b;
+
 		if (!ends_in_wait(w, runs, j))
 			continue;
-		waits++;
-		blocked += runs[j].end_state == QT_END_BLOCKED;
+		b = runs[j].end_state == QT_END_BLOCKED;
+		if (!(b && prev != SIZE_MAX && runs[prev].end_state == QT_END_BLOCKED)) {
+			waits++;
+			blocked += b;
+		}
+		prev = j;
 	}
 	if (!blocked || blocked * ACTORS_WAIT_USUAL_DIV > waits)
 		return 0;
+	blocked = 0;
 	for (size_t j = 0; j + 1 < m; j++)
-		if (runs[j].end_state == QT_END_BLOCKED)
+		if (runs[j].end_state == QT_END_BLOCKED) {
 			w->frag[j].continues = true;
+			blocked++;
+		}
 	return blocked;
 }
 

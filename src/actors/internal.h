@@ -167,8 +167,9 @@ void breaks_measure_gaps(struct ctx *c);
 int breaks_add_overruns(const struct ctx *c, struct actor *a, int64_t *t, int64_t *spare);
 /*
  * Each break of a (of thread th) flagged data_missing or not, with its
- * holdup; then a's trusted-break summary (nbreaks_missing,
- * worst_lateness_ns, breaking).
+ * holdup; a's cut between major breaks and jitter (c->r->min_late), then
+ * its trusted-break summary (nbreaks_missing, worst_lateness_ns, nmajor,
+ * njitter, worst_jitter_ns, breaking).
  */
 void breaks_judge(const struct ctx *c, struct actor *a, const struct tl_thread *th);
 

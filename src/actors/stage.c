@@ -29,6 +29,9 @@ int actors__analyse(const struct timeline *tl, const struct actors_opts *o, stru
 		goto out;
 	}
 	c.r->upstream = -1;
+	c.r->min_late = o->min_late;
+	if (!c.r->min_late.frac && c.r->min_late.ns <= 0)
+		c.r->min_late.frac = ACTORS_DEFAULT_MIN_LATE;
 	c.inv_opts.max_gap_frac = o->max_gap_frac == 0 ? ACTORS_MAX_GAP_FRAC :
 				  o->max_gap_frac < 0 ? 0 : o->max_gap_frac;
 	c.r->inv_opts = c.inv_opts;

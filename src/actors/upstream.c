@@ -219,28 +219,22 @@ int upstream_edges(struct ctx *c)
 	return 0;
 }
 
-/* Earlier first trusted break: start, then end, then index. */
+/* Earlier first trusted major break: start, then end, then index. */
 static bool breaks_earlier(const struct actors_result *r, size_t x, size_t y)
 {
 	const struct actor_break *bx = NULL, *by = NULL;
 
 	for (size_t i = 0; i < r->v[x].nbreaks && !bx; i++)
-		if (!r->v[x].breaks[i].data_missing)
+		if (!r->v[x].breaks[i].data_missing && actor_break_major(&r->v[x], &r->v[x].breaks[i]))
 			bx = &r->v[x].breaks[i];
 	for (size_t i = 0; i < r->v[y].nbreaks && !by; i++)
-		if (!r->v[y].breaks[i].data_missing)
+		if (!r->v[y].breaks[i].data_missing && actor_break_major(&r->v[y], &r->v[y].breaks[i]))
 			by = &r->v[y].breaks[i];
 	if (bx->start_ns != by->start_ns)
 		return bx->start_ns < by->start_ns;
 	if (bx->end_ns != by->end_ns)
 		return bx->end_ns < by->end_ns;
 	return x < y;
-}
-
-/* A trusted major break (actors_major). */
-static bool is_major(const struct actor *a)
-{
-	return a->breaking && actors_major(a->worst_lateness_ns, a->st.period_ns);
 }
 
 int upstream_find(struct ctx *c)
@@ -304,28 +298,20 @@ int upstream_find(struct ctx *c)
 				r->v[brk[y]].fed = true;
 	/*
 	 * Among the unfed: widest reach, then worst relative lateness, then
-	 * earliest. Where some actor has a major break, only those compete,
-	 * fed among themselves: jitter of a source is no answer when the
-	 * writer after it stalls for periods on end.
+	 * earliest. Breaking actors are those with a major break (actor.h):
+	 * jitter of a source is no answer when the writer after it stalls
+	 * for periods on end.
 	 */
 	{
 		size_t best_reach = 0;
 		double best_late = 0;
-		bool any_major = false;
 
-		for (size_t y = 0; y < nb; y++)
-			any_major = any_major || is_major(&r->v[brk[y]]);
 		for (size_t y = 0; y < nb; y++) {
 			size_t i = brk[y], n = 0;
 			double late;
-			bool better, fed = false;
+			bool better;
 
-			if (any_major && !is_major(&r->v[i]))
-				continue;
-			for (size_t x = 0; x < nb && !fed; x++)
-				fed = x != y && (!any_major || is_major(&r->v[brk[x]])) && reach[x * nb + y] &&
-				      !reach[y * nb + x];
-			if (fed)
+			if (r->v[i].fed)
 				continue;
 			for (size_t z = 0; z < nb; z++)
 				n += z != y && reach[y * nb + z];

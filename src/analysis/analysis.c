@@ -18,6 +18,7 @@ void analysis_opts_default(struct analysis_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->qcod_threshold = 0.10;
+	o->min_late.frac = ACTORS_DEFAULT_MIN_LATE;
 	o->epsilon_ns = -1;
 	o->delta = -1;
 	o->alpha = -1;
@@ -41,6 +42,7 @@ static void actors_opts_of(const struct analysis_opts *o, struct actors_opts *ao
 	ao->actor_specs = o->actor_specs;
 	ao->n_actor_specs = o->n_actor_specs;
 	ao->qcod_threshold = o->qcod_threshold;
+	ao->min_late = o->min_late;
 	ao->jobs = o->jobs;
 }
 

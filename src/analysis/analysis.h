@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "actors/actor.h"
 #include "timeline/timeline.h"
 #include "file/trace.h"
 
@@ -31,6 +32,13 @@ struct analysis_opts {
 	const char *const *actor_specs;
 	size_t n_actor_specs;
 	double qcod_threshold;		/* 0: 0.10 */
+	/*
+	 * --min-late DURATION|PERCENT: the cut between major breaks and
+	 * jitter (actor.h), one notion for every stage and report: the
+	 * upstream choice, the Diagnosis and the pattern search count the
+	 * major breaks. Default a tenth of each actor's period.
+	 */
+	struct actors_cut min_late;
 	/* critical path: --epsilon DURATION|auto */
 	int64_t epsilon_ns;		/* < 0: auto (from confirmed edges) */
 	bool timing_only;		/* --timing-only: ignore the wakeups (start and end times alone) */

@@ -16,18 +16,23 @@
 #include "diagnosis.h"
 #include "patterns/patterns.h"
 
+/* A trusted major break of a (actor.h): the only kind the answers count. */
+static bool counts(const struct actor *a, const struct actor_break *b)
+{
+	return !b->data_missing && actor_break_major(a, b);
+}
+
 /*
- * y's trusted breaks that come after one of u's, and of the others how
- * many are major (late by 1/ACTORS_MAJOR_DIV of y's period or more) and
- * the worst lateness. A downstream actor can break on its own; only the
- * first kind is u's delay propagating: y's late start within two of its
- * periods after u's (one for the stages between, one for what the delay
- * grows by), and late by at most one period of y more than u (queueing
- * behind its siblings after a disturbance adds some: the demo's sink,
- * three stages down, is 29 ms late when src is 25 ms, 10.2 ms after it; a
- * writer stalled 20 ms while the camera before it was 2 ms late has a
- * cause of its own).
- * Breaks are in time order.
+ * y's trusted major breaks that come after one of u's, and of the others
+ * (its own) the worst lateness. A downstream actor can break on its own;
+ * only the first kind is u's delay propagating: y's late start within two
+ * of its periods after a major break of u (one for the stages between,
+ * one for what the delay grows by), and late by at most one period of y
+ * more than u (queueing behind its siblings after a disturbance adds
+ * some: the demo's sink, three stages down, is 29 ms late when src is
+ * 25 ms, 10.2 ms after it; a writer stalled 20 ms while the camera before
+ * it was 2 ms late has a cause of its own). Jitter on either side is no
+ * delay. Breaks are in time order.
  */
 static void follows(const struct actor *u, const struct actor *y, struct diag_actor *row)
 {
@@ -38,19 +43,18 @@ static void follows(const struct actor *u, const struct actor *y, struct diag_ac
 		const struct actor_break *by = &y->breaks[j];
 		bool after = false;
 
-		if (by->data_missing)
+		if (!counts(y, by))
 			continue;
 		while (i < u->nbreaks && u->breaks[i].end_ns + 2 * period < by->end_ns)
 			i++;
 		for (size_t x = i; x < u->nbreaks && u->breaks[x].start_ns <= by->end_ns && !after; x++)
-			after = !u->breaks[x].data_missing && by->lateness_ns <= u->breaks[x].lateness_ns + period;
+			after = counts(u, &u->breaks[x]) && by->lateness_ns <= u->breaks[x].lateness_ns + period;
 		if (after) {
 			row->after++;
 			continue;
 		}
 		row->own++;
-		if (actors_major(by->lateness_ns, y->st.period_ns))
-			row->own_major++;
+		row->own_major++;
 		row->own_worst_ns = by->lateness_ns > row->own_worst_ns ? by->lateness_ns : row->own_worst_ns;
 	}
 }
@@ -78,20 +82,34 @@ static void downstream(const struct actors_result *ar, size_t u, bool *seen)
 	}
 }
 
-static size_t trusted_breaks(const struct actor *y)
+/*
+ * y's trusted breaks: *major of them major, *jitter the others, the latest
+ * of which *worst_jitter. Counted from the breaks, not read from
+ * breaks_judge()'s summary: the answers read nothing else of an actor.
+ */
+static void split_breaks(const struct actor *y, size_t *major, size_t *jitter, int64_t *worst_jitter)
 {
-	size_t n = 0;
+	*major = *jitter = 0;
+	*worst_jitter = 0;
+	for (size_t i = 0; i < y->nbreaks; i++) {
+		const struct actor_break *b = &y->breaks[i];
 
-	for (size_t i = 0; i < y->nbreaks; i++)
-		n += !y->breaks[i].data_missing;
-	return n;
+		if (b->data_missing)
+			continue;
+		if (actor_break_major(y, b)) {
+			(*major)++;
+			continue;
+		}
+		(*jitter)++;
+		*worst_jitter = b->lateness_ns > *worst_jitter ? b->lateness_ns : *worst_jitter;
+	}
 }
 
 /*
  * A row per breaking actor; for those downstream of the upstream one,
  * whether their breaks follow its breaks ("the delay propagates to dec,
  * sink"), and which also break on their own by a major break worse than
- * the upstream actor's worst (minor jitter is no news).
+ * the upstream actor's worst (jitter is no news).
  */
 static int first_answer(struct diagnosis *d, const struct actors_result *ar)
 {
@@ -99,7 +117,7 @@ static int first_answer(struct diagnosis *d, const struct actors_result *ar)
 	bool seen[DIAG_MAX_FOLLOWED];
 	int64_t worst = 0;
 
-	d->breaks = trusted_breaks(u);
+	split_breaks(u, &d->breaks, &d->jitter, &d->worst_jitter_ns);
 	d->worst_ns = u->worst_lateness_ns;
 	d->own_worst = -1;
 	for (size_t i = 0; i < ar->n; i++)
@@ -119,13 +137,12 @@ static int first_answer(struct diagnosis *d, const struct actors_result *ar)
 			continue;
 		d->nrows++;
 		row->actor = i;
-		row->breaks = trusted_breaks(y);
+		split_breaks(y, &row->breaks, &row->jitter, &row->worst_jitter_ns);
 		row->downstream = d->downstream_checked && i != d->upstream && seen[i];
 		if (!row->downstream)
 			continue;
 		follows(u, y, row);
-		row->on_its_own = row->own_worst_ns > u->worst_lateness_ns &&
-				  actors_major(row->own_worst_ns, y->st.period_ns);
+		row->on_its_own = row->own_worst_ns > u->worst_lateness_ns;
 		if (row->on_its_own && (d->own_worst < 0 || row->own_worst_ns > worst)) {
 			worst = row->own_worst_ns;
 			d->own_worst = (long)(d->nrows - 1);
@@ -274,10 +291,13 @@ static void second_answer(struct diagnosis *d, const struct analysis *a)
 	long best;
 
 	c->kind = DIAG_CAUSE_NONE;
-	/* Breaks over missing data are listed, not trusted: the first answer does not count them either. */
+	/*
+	 * Breaks over missing data are listed, not trusted, and jitter is no
+	 * break to explain: the first answer does not count them either.
+	 */
 	for (size_t i = 0; i < cr->nbreaks && n < DIAG_WORST; i++) {
 		if (cr->breaks[i].actor == d->upstream &&
-		    !ar->v[cr->breaks[i].actor].breaks[cr->breaks[i].brk].data_missing) {
+		    counts(&ar->v[d->upstream], &ar->v[d->upstream].breaks[cr->breaks[i].brk])) {
 			c->worst[n] = i;
 			worst[n++] = &cr->breaks[i];
 		}
@@ -320,6 +340,38 @@ static void third_answer(struct diagnosis *d, const struct patterns_result *pr)
 		p->shown[p->nshown++] = i;
 }
 
+static int by_share(const void *x, const void *y)
+{
+	const struct diag_rhythm *a = x, *b = y;
+
+	if (a->share != b->share)
+		return a->share > b->share ? -1 : 1;
+	return a->actor < b->actor ? -1 : a->actor > b->actor;
+}
+
+/* Every periodic actor's latest trusted break against its period, the latest first. */
+static int rhythm(struct diagnosis *d, const struct actors_result *ar)
+{
+	d->rhythm = calloc(d->nperiodic ? d->nperiodic : 1, sizeof(*d->rhythm));
+	if (!d->rhythm)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nactors; i++) {
+		const struct actor *y = &ar->v[i];
+		struct diag_rhythm *r = &d->rhythm[d->nrhythm];
+		int64_t unused;
+
+		if (!y->st.periodic)
+			continue;
+		d->nrhythm++;
+		r->actor = i;
+		r->worst_ns = y->worst_lateness_ns;
+		r->share = y->st.period_ns > 0 ? y->worst_lateness_ns / y->st.period_ns : 0;
+		split_breaks(y, &r->major, &r->jitter, &unused);
+	}
+	qsort(d->rhythm, d->nrhythm, sizeof(*d->rhythm), by_share);
+	return 0;
+}
+
 int diagnosis__compute(const struct analysis *a, struct diagnosis **out)
 {
 	const struct actors_result *ar = a->actors;
@@ -329,6 +381,7 @@ int diagnosis__compute(const struct analysis *a, struct diagnosis **out)
 	if (!d)
 		return -ENOMEM;
 	d->qcod_threshold = a->opts.qcod_threshold;
+	d->min_late = ar ? ar->min_late : a->opts.min_late;
 	d->nactors = ar ? ar->n : 0;
 	for (size_t i = 0; i < d->nactors; i++)
 		d->nperiodic += ar->v[i].st.periodic;
@@ -342,20 +395,24 @@ int diagnosis__compute(const struct analysis *a, struct diagnosis **out)
 		d->answer = DIAG_NONE_PERIODIC;
 	else
 		d->answer = DIAG_NONE_BREAKS;
-	if (d->answer != DIAG_UPSTREAM) {
-		*out = d;
-		return 0;
-	}
+	d->verdict = d->answer == DIAG_UPSTREAM ? DIAG_BREAKS :
+		     d->answer == DIAG_NONE_BREAKS ? DIAG_KEEPS_RHYTHM : DIAG_VERDICT_NONE;
+	err = rhythm(d, ar);
+	if (err || d->answer != DIAG_UPSTREAM)
+		goto out;
 	d->upstream = (size_t)ar->upstream;
 	err = first_answer(d, ar);
-	if (err) {
-		diagnosis__free(d);
-		return err;
-	}
+	if (err)
+		goto out;
 	if (a->critical)
 		second_answer(d, a);
 	if (a->patterns)
 		third_answer(d, a->patterns);
+out:
+	if (err) {
+		diagnosis__free(d);
+		return err;
+	}
 	*out = d;
 	return 0;
 }
@@ -365,5 +422,6 @@ void diagnosis__free(struct diagnosis *d)
 	if (!d)
 		return;
 	free(d->rows);
+	free(d->rhythm);
 	free(d);
 }

@@ -9,6 +9,12 @@
  * nothing: report/text_diagnosis.c, json_diagnosis.c and html_diagnosis.js
  * say the same.
  *
+ * Breaks are the major ones (src/actors/actor.h: late by the cut,
+ * --min-late, or more); jitter is counted apart and never makes an answer.
+ * When no periodic actor has a major break, the pipeline keeps its rhythm
+ * (the verdict), and the Diagnosis says so with each periodic actor's
+ * worst lateness as a share of its period (rhythm[]).
+ *
  * Everything is an index into the stages' results (actors_result.v,
  * critical_result.breaks, patterns_result.v, timeline threads), a
  * duration in ns, a count or an enum; names are looked up by the
@@ -21,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "actors/actor.h"
 #include "actors/holdup.h"
 
 struct analysis;
@@ -33,29 +40,47 @@ struct analysis;
  * propagation is not looked at (downstream_checked false).
  */
 #define DIAG_MAX_FOLLOWED 256
+#define DIAG_RHYTHM_SHOWN 6	/* the periodic actors a kept rhythm names, latest first */
 
 /* Whether the first answer names an actor, and why not. */
 enum diag_answer {
 	DIAG_NO_ACTOR,		/* no thread did enough to judge a period */
 	DIAG_NONE_PERIODIC,	/* actors, none of them periodic */
-	DIAG_NONE_BREAKS,	/* periodic actors, none breaks its period */
+	DIAG_NONE_BREAKS,	/* periodic actors, none has a major break: the rhythm is kept */
 	DIAG_UPSTREAM,		/* the most upstream breaking actor: three answers */
 };
 
+/* Does the pipeline keep its rhythm? */
+enum diag_verdict {
+	DIAG_VERDICT_NONE,	/* no periodic actor: nothing to judge (NO_ACTOR, NONE_PERIODIC) */
+	DIAG_KEEPS_RHYTHM,	/* no periodic actor has a trusted major break (NONE_BREAKS) */
+	DIAG_BREAKS,		/* one has (UPSTREAM) */
+};
+
+/* One periodic actor's lateness against its period, for a kept rhythm. */
+struct diag_rhythm {
+	size_t actor;			/* index into actors_result.v */
+	int64_t worst_ns;		/* its latest trusted break (jitter, or major), 0 if none */
+	double share;			/* worst_ns over its period */
+	size_t jitter;			/* its trusted breaks of jitter */
+	size_t major;			/* its trusted major breaks (0 when the rhythm is kept) */
+};
+
 /*
- * One breaking actor (periodic, at least one trusted break), in the order
- * of actors_result.v. The upstream actor has its row (downstream false).
- * A row is where per-actor counts go: the split of its breaks into major
- * ones and jitter has its place here.
+ * One breaking actor (periodic, at least one trusted major break), in the
+ * order of actors_result.v. The upstream actor has its row (downstream
+ * false).
  */
 struct diag_actor {
 	size_t actor;			/* index into actors_result.v */
-	size_t breaks;			/* trusted breaks (data_missing left out) */
+	size_t breaks;			/* trusted major breaks (data_missing left out) */
+	size_t jitter;			/* trusted breaks of jitter, counted apart */
+	int64_t worst_jitter_ns;	/* the latest of those, 0 if none */
 	/* Downstream of the upstream actor (reached over kept wakeup edges). */
 	bool downstream;
-	size_t after;			/* its trusted breaks that follow one of the upstream actor's */
+	size_t after;			/* its major breaks that follow one of the upstream actor's */
 	size_t own;			/* the others: it broke on its own */
-	size_t own_major;		/* of those, major (actors_major) */
+	size_t own_major;		/* the same as own (every break counted is major) */
 	int64_t own_worst_ns;		/* the latest of those, 0 if none */
 	/*
 	 * It breaks on its own too, by a major break worse than the upstream
@@ -82,7 +107,7 @@ enum diag_culprit_how {
 
 struct diag_cause {
 	enum diag_cause_kind kind;
-	size_t nworst;			/* the upstream actor's worst trusted breaks weighed (<= DIAG_WORST) */
+	size_t nworst;			/* the upstream actor's worst trusted major breaks weighed (<= DIAG_WORST) */
 	size_t worst[DIAG_WORST];	/* them: indices into critical_result.breaks, worst first */
 	/* HELD, CULPRIT, RELEASE: how many of the nworst it explains, what it cost them */
 	size_t count;
@@ -119,13 +144,20 @@ struct diag_patterns {
 
 struct diagnosis {
 	enum diag_answer answer;
+	enum diag_verdict verdict;
 	size_t nactors, nperiodic;
 	double qcod_threshold;		/* the one periodicity was judged by */
+	struct actors_cut min_late;	/* the cut between major breaks and jitter (actor.h) */
+	/* Every periodic actor, the latest (worst_ns over its period) first. */
+	struct diag_rhythm *rhythm;
+	size_t nrhythm;
 
 	/* DIAG_UPSTREAM */
 	size_t upstream;		/* index into actors_result.v */
-	size_t breaks;			/* its trusted breaks */
+	size_t breaks;			/* its trusted major breaks */
 	int64_t worst_ns;		/* the latest of them */
+	size_t jitter;			/* its trusted breaks of jitter */
+	int64_t worst_jitter_ns;	/* the latest of those, 0 if none */
 	bool downstream_checked;	/* <= DIAG_MAX_FOLLOWED actors: rows' downstream fields are set */
 	struct diag_actor *rows;	/* the breaking actors, upstream included */
 	size_t nrows;

@@ -16,6 +16,7 @@ enum {
 	OPT_BREAK_PATHS,
 	OPT_TIMING_ONLY,
 	OPT_PAIR,
+	OPT_MIN_LATE,
 };
 
 static const struct argp_option options[] = {
@@ -24,6 +25,10 @@ static const struct argp_option options[] = {
 	  ANALYSIS_GROUP_ACTORS },
 	{ "qcod", OPT_QCOD, "FRACTION", 0,
 	  "Periodic when the quartile coefficient of dispersion is below this (default 0.10)",
+	  ANALYSIS_GROUP_ACTORS },
+	{ "min-late", OPT_MIN_LATE, "DURATION|PERCENT", 0,
+	  "A break is major when late by this much (2ms) or this share of the period (default 10%); "
+	  "smaller ones are jitter (0: every break is major)",
 	  ANALYSIS_GROUP_ACTORS },
 	{ NULL, 0, NULL, 0, "Critical path (Hendriks & Vaandrager):", ANALYSIS_GROUP_CRITICAL },
 	{ "epsilon", OPT_EPSILON, "DURATION", 0,
@@ -66,9 +71,33 @@ static const char doc[] =
 	"  temporal clustering. The period is the median interval between\n"
 	"  invocations; the actor is periodic when the quartile coefficient of\n"
 	"  dispersion is below 0.10 (--qcod); intervals above Q3 + 1.5 IQR are\n"
-	"  breaks (listed but not trusted where data is missing). The most upstream\n"
-	"  actor that breaks its period, by who wakes whom in the recording, is the\n"
-	"  one to study first.\n";
+	"  breaks (listed but not trusted where data is missing). A break late by a\n"
+	"  tenth of the period or more (--min-late) is major; the smaller ones are\n"
+	"  jitter, counted apart: a pipeline whose actors only jitter keeps its\n"
+	"  rhythm. The most upstream actor with a major break, by who wakes whom in\n"
+	"  the recording, is the one to study first.\n";
+
+/*
+ * --min-late: a duration with its unit (a cut in ns for every actor) or a
+ * share of each actor's period; 0 in either form is no cut (every break
+ * major, as in SATM). 0 or -EINVAL.
+ */
+static int parse_min_late(const char *arg, struct actors_cut *out)
+{
+	uint64_t ns;
+	double f;
+
+	if (!parse_duration(arg, 0, &ns)) {
+		if (ns > INT64_MAX)
+			return -EINVAL;
+		*out = ns ? (struct actors_cut){ .ns = (int64_t)ns } : (struct actors_cut){ .frac = -1 };
+		return 0;
+	}
+	if (parse_fraction(arg, &f))
+		return -EINVAL;
+	*out = f > 0 ? (struct actors_cut){ .frac = f } : (struct actors_cut){ .frac = -1 };
+	return 0;
+}
 
 /*
  * argp_error() exits with argp_err_exit_status, except under ARGP_NO_EXIT
@@ -100,6 +129,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_QCOD:
 		if (parse_fraction(arg, &a->o.qcod_threshold) || a->o.qcod_threshold <= 0) {
 			argp_error(state, "--qcod '%s': a fraction in (0, 1], e.g. 0.1 or 10%%", arg);
+			return EINVAL;
+		}
+		break;
+	case OPT_MIN_LATE:
+		if (parse_min_late(arg, &a->o.min_late)) {
+			argp_error(state, "--min-late '%s': a duration with a unit (2ms) or a share of the period "
+				   "(10%%, 0.1)", arg);
 			return EINVAL;
 		}
 		break;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The analysis options that qostrace report and qostrace export share
- * (--actor, --qcod, --epsilon, --break-paths, --timing-only, --pair), as one argp
+ * (--actor, --qcod, --min-late, --epsilon, --break-paths, --timing-only, --pair), as one argp
  * child: each is declared,
  * checked and documented here, so that a bad value is the same usage error
  * at parse time in both commands.

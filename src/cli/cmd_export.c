@@ -17,7 +17,7 @@ struct export_args {
 	const char *path;
 	const char *perfetto;
 	struct perfetto_opts po;
-	struct analysis_args an;	/* analysis_argp: --actor, --qcod, --epsilon, --break-paths, --timing-only */
+	struct analysis_args an;	/* analysis_argp: --actor, --qcod, --min-late, --epsilon, --break-paths, --timing-only */
 };
 
 enum {
@@ -38,7 +38,7 @@ static const struct argp_option options[] = {
 	{ 0 },
 };
 
-/* --actor, --qcod, --epsilon, --break-paths, --timing-only, under report's headers, after Output */
+/* --actor, --qcod, --min-late, --epsilon, --break-paths, --timing-only, under report's headers, after Output */
 static const struct argp_child children[] = {
 	{ &analysis_argp, 0, NULL, 0 },
 	{ 0 },

@@ -22,7 +22,7 @@ struct report_args {
 	bool json;
 	const char *html;
 	int color;		/* -1 auto, 0 never, 1 always */
-	struct analysis_args an;	/* analysis_argp: --actor, --qcod, --epsilon, --break-paths, --timing-only */
+	struct analysis_args an;	/* analysis_argp: --actor, --qcod, --min-late, --epsilon, --break-paths, --timing-only */
 };
 
 enum {
@@ -48,7 +48,7 @@ static const struct argp_option options[] = {
 	{ 0 },
 };
 
-/* --actor, --qcod, --epsilon, --break-paths, --timing-only */
+/* --actor, --qcod, --min-late, --epsilon, --break-paths, --timing-only */
 static const struct argp_child children[] = {
 	{ &analysis_argp, 0, NULL, 0 },
 	{ 0 },
@@ -70,6 +70,7 @@ static const char doc[] =
 	"  qostrace report --actor src --actor write@sink run.qtrace\n"
 	"  qostrace report --actor auto --actor 'write(1)@ts_*' --qcod 5% run.qtrace\n"
 	"  qostrace report --pair dec,sink run.qtrace\n"
+	"  qostrace report --min-late 2ms run.qtrace      # breaks: late by 2 ms or more\n"
 	"  qostrace report --epsilon 50us chart.csv\n";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

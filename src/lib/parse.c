@@ -90,7 +90,7 @@ int parse_fraction(const char *s, double *out)
 		v /= 100;
 		end++;
 	}
-	if (*end || v < 0 || v > 1)
+	if (*end || !(v >= 0 && v <= 1))	/* NaN too */
 		return -EINVAL;
 	*out = v;
 	return 0;

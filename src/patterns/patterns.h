@@ -9,17 +9,16 @@
  * back-to-back repeats collapsed. Windows that overlap missing data
  * (timeline__missing) are excluded from both sides and counted.
  *
- * Minor breaks. SATM's fence Q3 + 1.5 IQR assumes the jitter of a real
- * system; an actor released by a precise timer has an IQR of microseconds,
- * and then a run delayed by 50 us is a "break". Measured on the demo
- * pipeline (src every 10 ms, disturbed 9 times for 25 ms): 90 breaks, 80 of
- * them late by 26 us to 1.7 ms. Mined as D_pos, such jitter drowns the
- * breaks that matter: the disturber is then in 9 of 87 breaks and nothing
- * emerges at delta >= 50 %. The stage therefore mines the breaks late by
- * at least min_lateness (default 10 % of the period: a break on a jittery
- * actor is above Q3 + 1.5 IQR, more than that already, so the rule only
- * bites on precise periods) and leaves the minor ones out of both sides,
- * counted in the report.
+ * Jitter. SATM's fence Q3 + 1.5 IQR assumes the jitter of a real system;
+ * an actor released by a precise timer has an IQR of microseconds, and
+ * then a run delayed by 50 us is a "break". Measured on the demo pipeline
+ * (src every 10 ms, disturbed 9 times for 25 ms): 90 breaks, 80 of them
+ * late by 26 us to 1.7 ms. Mined as D_pos, such jitter drowns the breaks
+ * that matter: the disturber is then in 9 of 87 breaks and nothing emerges
+ * at delta >= 50 %. The stage therefore mines the actor's major breaks
+ * (actor_break_major: the actors' stage's cut, --min-late, one notion for
+ * the whole analysis) and leaves the breaks of jitter out of both sides,
+ * counted in the result (minor_breaks).
  *
  * Severity levels. SATM assumes that the breaks share a cause. On a loaded
  * machine they do not: the demo pipeline recorded while other builds ran
@@ -80,7 +79,6 @@ struct actors_result;
 #define PATTERNS_DEFAULT_TIME_BUDGET_NS 5000000000LL
 #define PATTERNS_DEFAULT_MAX_NODES 50000
 #define PATTERNS_DEFAULT_KEEP 100
-#define PATTERNS_DEFAULT_MIN_LATENESS 0.10
 #define PATTERNS_LONGER_WINDOWS 1.25	/* breaks' windows this much longer than the kept
 					 * periods': the text says its thresholds are scaled */
 #define PATTERNS_MAX_LEVELS 6		/* all breaks, then up to 5 severity levels */
@@ -95,8 +93,6 @@ struct patterns_opts {
 	int gap;		/* max events skipped inside a pattern; < 0: 2 */
 	struct vocab_opts vocab;	/* drop_thread is set to the actor's thread */
 	bool keep_actor;	/* default false: leave the actor's own activity out */
-	double min_lateness;	/* patterns__analyse: mine the breaks late by at least
-				 * this fraction of the period; default 0.10; 0: all */
 	bool no_severity;	/* patterns__analyse: default false: mine the worst
 				 * breaks too (severity levels, above) */
 	uint32_t max_subtraces;	/* per side; default 5000; 0 = no limit */
@@ -150,9 +146,10 @@ struct patterns_result {
 
 	/* the subtraces */
 	size_t windows_pos, windows_neg;	/* the actor's windows */
-	size_t minor_breaks;			/* breaks late by less than min_lateness_ns, left out */
-	int64_t min_lateness_ns;		/* patterns__analyse: the floor, ns */
+	size_t minor_breaks;			/* breaks of jitter (late by less than the cut), left out */
+	int64_t min_lateness_ns;		/* patterns__analyse: the actor's cut, ns (0: none) */
 	double min_lateness;			/* and as a fraction of the period */
+	bool min_lateness_fixed;		/* the cut is a duration (--min-late 2ms), not a share */
 	size_t excluded_pos, excluded_neg;	/* overlapping missing data */
 	size_t unsampled_pos, unsampled_neg;	/* beyond max_subtraces */
 	uint32_t npos, nneg;			/* mined */

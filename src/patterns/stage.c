@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The emerging-patterns stage (SATM §5); see src/patterns/patterns.h. The
- * windows of the most upstream breaking actor (minor breaks left out) are
+ * windows of the most upstream breaking actor (jitter left out) are
  * mined in all the breaks, then in the worst ones (levels.c); each search
  * symbolises its windows (windows.c, vocab.c) and runs the miner
  * (thresholds.c, miner_mine.c, miner_auto.c).
@@ -27,7 +27,6 @@ void patterns_opts_default(struct patterns_opts *o)
 	o->max_nodes = PATTERNS_DEFAULT_MAX_NODES;
 	o->max_len = 8;
 	o->keep = PATTERNS_DEFAULT_KEEP;
-	o->min_lateness = PATTERNS_DEFAULT_MIN_LATENESS;
 }
 
 /* The options a call runs with: *opts, or the defaults (NULL); -EINVAL when out of range. */
@@ -66,12 +65,22 @@ int patterns__mine_windows(const struct timeline *tl, const struct period_window
 	return err;
 }
 
+/* The cut of a (cut: the actors' stage's) as the result reports it. */
+static void report_cut(struct patterns_result *r, const struct actor *a, struct actors_cut cut)
+{
+	if (cut.ns <= 0 && cut.frac < 0)
+		return;
+	r->min_lateness_ns = a->min_late_ns;
+	r->min_lateness_fixed = cut.ns > 0;
+	r->min_lateness = cut.ns > 0 ? (a->st.period_ns > 0 ? a->min_late_ns / a->st.period_ns : 0) : cut.frac;
+}
+
 /*
- * The windows of one actor: minor breaks left out; all the breaks, then
- * the worst ones (severity levels, see patterns.h).
+ * The windows of one actor: jitter left out; all the breaks, then the
+ * worst ones (severity levels, see patterns.h).
  */
-static int analyse_actor(const struct timeline *tl, const struct actor *a, const struct patterns_opts *opts,
-			 struct patterns_result **out)
+static int analyse_actor(const struct timeline *tl, const struct actor *a, struct actors_cut cut,
+			 const struct patterns_opts *opts, struct patterns_result **out)
 {
 	struct patterns_opts o = *opts;
 	struct patterns_result *lv[PATTERNS_MAX_LEVELS] = { NULL }, *r;
@@ -80,7 +89,6 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 	bool *sel = NULL;
 	int64_t *late = NULL, t0 = patterns_now_ns(), above = -1;
 	double *x = NULL;
-	int64_t floor_ns = (int64_t)(o.min_lateness * a->st.period_ns);
 	size_t n = 0, minor = 0, b = 0, nbreaks = 0, cur;
 	uint32_t nlv = 0;
 	int err = -ENOMEM;
@@ -102,11 +110,15 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 		int64_t l = 0;
 
 		if (y.positive) {
+			bool major = true;
+
 			while (b < a->nbreaks && actor_break_window(&a->breaks[b]) < y.before)
 				b++;
-			if (b < a->nbreaks && actor_break_window(&a->breaks[b]) == y.before)
+			if (b < a->nbreaks && actor_break_window(&a->breaks[b]) == y.before) {
 				l = a->breaks[b].lateness_ns;
-			if (floor_ns > 0 && l < floor_ns) {
+				major = actor_break_major(a, &a->breaks[b]);
+			}
+			if (!major) {
 				minor++;
 				continue;
 			}
@@ -169,12 +181,11 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, const
 	if (r->found)
 		r->status = NULL;
 	r->minor_breaks = minor;
-	r->min_lateness_ns = floor_ns;
-	r->min_lateness = o.min_lateness;
+	report_cut(r, a, cut);
 	r->windows_pos = nbreaks + minor;
 	r->elapsed_ns = patterns_now_ns() - t0;
 	if (!nbreaks && minor)
-		r->status = "every break is minor (late by less than min_lateness)";
+		r->status = "every break is jitter (late by less than --min-late)";
 	*out = r;
 	lv[0] = NULL;
 	err = 0;
@@ -212,7 +223,7 @@ int patterns__analyse(const struct timeline *tl, const struct actors_result *ar,
 		return 0;
 	}
 	a = &ar->v[ar->upstream];
-	err = analyse_actor(tl, a, &o, &r);
+	err = analyse_actor(tl, a, ar->min_late, &o, &r);
 	if (err)
 		return err;
 	r->actor = ar->upstream;

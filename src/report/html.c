@@ -236,6 +236,7 @@ static void data_actors(FILE *f, const struct analysis *a, const uint32_t *lane_
 			put_sep_i64(f, &first, b->lateness_ns);
 			put_sep_i64(f, &first, b->data_missing);
 			put_sep_i64(f, &first, b->kind == BREAK_COMPLETION);
+			put_sep_i64(f, &first, actor_break_major(ac, b));
 		}
 		fputs("]}", f);
 	}

@@ -116,7 +116,7 @@ const stateColor = (D.states || []).map((s) => STATE_COLOR[s] || '#8a939c');
 const lanes = D.lanes || [];
 const actors = D.actors || [];
 const gaps = [];
-let nRuns = 0, nBreaks = 0;
+let nRuns = 0, nBreaks = 0, nJitter = 0;
 
 for (const L of lanes) {
 	const r = L.runs || [], n = (r.length / 3) | 0;
@@ -153,13 +153,20 @@ actors.forEach((A, k) => {
 	A.ninv = n;
 	A.br = [];
 	const b = A.breaks || [];
-	/* before, late, start, end, lateness, data missing, completion (started on time, finished late) */
-	for (let i = 0; i + 7 <= b.length; i += 7)
+	/*
+	 * before, late, start, end, lateness, data missing, completion (started
+	 * on time, finished late), major (late by the cut, --min-late, or more;
+	 * else jitter: drawn faint, counted apart)
+	 */
+	for (let i = 0; i + 8 <= b.length; i += 8)
 		A.br.push({ before: b[i], late: b[i + 1], s: b[i + 2], e: b[i + 3], lateness: b[i + 4], missing: !!b[i + 5],
-			    completion: !!b[i + 6] });
+			    completion: !!b[i + 6], major: !!b[i + 7] });
 	A.lateSet = new Set(A.br.map((x) => x.late));
 	A.index = k;
-	nBreaks += A.br.length;
+	A.nmajor = A.br.filter((x) => x.major && !x.missing).length;
+	A.jitter = A.br.filter((x) => !x.major && !x.missing);
+	nBreaks += A.br.length - A.jitter.length;
+	nJitter += A.jitter.length;
 	if (A.lane >= 0 && lanes[A.lane]) lanes[A.lane].actors.push(A);
 });
 const upstream = D.upstream >= 0 ? actors[D.upstream] : null;
@@ -283,6 +290,13 @@ function drawLane(L, y, li) {
 		for (const b of A.br) {
 			if (b.e < v0 || b.s > v1) continue;
 			const x0 = Math.max(LABEL_W, X(b.s)), x1 = Math.min(W, X(b.e));
+			if (!b.major && !b.missing) {
+				/* jitter: a faint tint, no mark, no label: it is no break to act on */
+				ctx.fillStyle = 'rgba(230, 150, 20, 0.14)';
+				ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
+				stats.jitter++;
+				continue;
+			}
 			ctx.fillStyle = b.missing ? 'rgba(120, 120, 120, 0.18)' : 'rgba(220, 45, 45, 0.20)';
 			ctx.fillRect(x0, y, Math.max(2, x1 - x0), h);
 			ctx.fillStyle = b.missing ? '#888' : '#c62828';
@@ -465,7 +479,9 @@ function drawLabels(first, last, scrollY) {
 			ctx.font = '10px system-ui, sans-serif';
 			ctx.fillStyle = '#5d6773';
 			const per = A.period_ns > 0 ? (A.periodic ? 'period ' : 'not periodic, ') + fmtDur(A.period_ns) : 'no period';
-			ctx.fillText(per + ' · ' + A.br.length + ' break' + (A.br.length === 1 ? '' : 's'), 8, y + 27);
+			const nb = A.br.length - A.jitter.length;
+			ctx.fillText(per + ' · ' + nb + ' break' + (nb === 1 ? '' : 's') +
+				(A.jitter.length ? ' · +' + A.jitter.length + ' jitter' : ''), 8, y + 27);
 		}
 	}
 	ctx.strokeStyle = '#d9dee4';
@@ -478,7 +494,7 @@ function drawLabels(first, last, scrollY) {
 function draw() {
 	const t0 = performance.now();
 	stats = { lanes: 0, lanesTotal: lanes.length, runs: 0, columns: 0, exactLanes: 0, aggregatedLanes: 0,
-		breaks: 0, invocations: 0, critical: 0, links: 0, gaps: 0, view: [v0, v1] };
+		breaks: 0, jitter: 0, invocations: 0, critical: 0, links: 0, gaps: 0, view: [v0, v1] };
 	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
 	ctx.clearRect(0, 0, W, H);
 	const scrollY = scroller.scrollTop;
@@ -494,7 +510,7 @@ function draw() {
 	/* the upstream actor's breaks, faint, across every lane: what else ran then */
 	if (upstream) {
 		for (const b of upstream.br) {
-			if (b.e < v0 || b.s > v1) continue;
+			if (b.e < v0 || b.s > v1 || (!b.major && !b.missing)) continue;
 			const x0 = X(b.s);
 			ctx.fillStyle = 'rgba(220, 45, 45, 0.07)';
 			ctx.fillRect(x0, AXIS_H, Math.max(2, X(b.e) - x0), H - AXIS_H);
@@ -693,9 +709,9 @@ function describe(li, tt, x) {
 		for (const b of A.br)
 			if (b.s <= tt && tt <= b.e)
 				out.push((b.completion ?
-					'late completion of ' + A.name + ': invocation ' + b.late + ' started on time, took ' +
-					fmtDur(b.e - b.s) + ', finished ' :
-					'period break of ' + A.name + ': ' + fmtDur(b.e - b.s) + ' between invocations ' +
+					(b.major ? 'late completion of ' : 'jitter of ') + A.name + ': invocation ' + b.late +
+					' started on time, took ' + fmtDur(b.e - b.s) + ', finished ' :
+					(b.major ? 'period break of ' : 'jitter of ') + A.name + ': ' + fmtDur(b.e - b.s) + ' between invocations ' +
 					b.before + ' and ' + b.late + ', period ' + fmtDur(A.period_ns) + ', ') +
 					fmtDur(b.lateness) + ' late' + (b.missing ? ' (data missing: not trusted)' : ''));
 	}
@@ -734,6 +750,7 @@ function legend() {
 	});
 	box.append(el('span', {}, el('i', { style: 'background:rgba(47,111,179,0.7)' }), 'busy fraction (zoomed out)'));
 	if (nBreaks) box.append(el('span', {}, el('i', { style: 'background:rgba(220,45,45,0.3)' }), 'period break'));
+	if (nJitter) box.append(el('span', {}, el('i', { style: 'background:rgba(230,150,20,0.3)' }), 'jitter (late, under --min-late)'));
 	if (nCrit) box.append(el('span', {}, el('i', { style: 'border:2px solid #d0021b' }), 'on a critical path'));
 	if (gaps.length) box.append(el('span', {}, el('i', { style: 'background:#b9c0c7' }), 'missing data'));
 }
@@ -756,6 +773,9 @@ function verdict() {
 		if (upstream) {
 			v.className = 'bad';
 			v.append(el('p', { class: 'muted' }, 'Its breaks are shaded red on its lane, and faintly across all lanes: look there for what else ran.'));
+		} else if (REPORT.verdict === 'keeps_rhythm') {
+			v.className = 'good';
+			if (nJitter) v.append(el('p', { class: 'muted' }, 'Its jitter is tinted amber on the lanes.'));
 		}
 	} else if (REPORT.actors === undefined && !D.gantt) {
 		v.append(el('p', {}, 'This report has no period analysis: the timeline shows what each thread ran.'));
@@ -785,21 +805,24 @@ function actorTable() {
 	}
 	const rows = actors.map((A) => {
 		const chips = el('div');
-		const shown = A.br.slice().sort((a, b) => b.lateness - a.lateness).slice(0, 12);
+		const brk = A.br.filter((b) => b.major || b.missing);
+		const shown = brk.slice().sort((a, b) => b.lateness - a.lateness).slice(0, 12);
 		for (const b of shown)
 			chips.append(el('span', { class: 'chip' + (b.missing ? ' missing' : ''),
 				title: 'between invocations ' + b.before + ' and ' + b.late + ' — click to show',
 				onclick: () => goToBreak(A, b) }, '+' + fmtDur(b.lateness) + ' at ' + fmtAt(b.e, 1e6)));
-		if (A.br.length > shown.length) chips.append(el('span', { class: 'muted' }, '… ' + (A.br.length - shown.length) + ' more'));
+		if (brk.length > shown.length) chips.append(el('span', { class: 'muted' }, '… ' + (brk.length - shown.length) + ' more'));
+		const worstJitter = A.jitter.reduce((m, b) => Math.max(m, b.lateness), 0);
 		return {
 			cls: A === upstream ? 'upstream' : '',
 			cells: [A.name + (A === upstream ? '  (first to break)' : ''), A.kind, A.ninv,
 				A.period_ns > 0 ? fmtDur(A.period_ns) : '—', A.period_ns > 0 ? A.qcod.toFixed(3) : '—',
-				A.periodic ? 'yes' : 'no', A.br.length, A.br.length ? chips : ''],
+				A.periodic ? 'yes' : 'no', brk.length, brk.length ? chips : '',
+				A.jitter.length ? '+' + A.jitter.length + ', at most ' + fmtDur(worstJitter) : ''],
 		};
 	});
-	box.append(table(['actor', 'kind', 'invocations', 'period', 'QCoD', 'periodic', 'breaks', 'largest breaks'],
-		rows, [0, 0, 1, 1, 1, 0, 1, 0]));
+	box.append(table(['actor', 'kind', 'invocations', 'period', 'QCoD', 'periodic', 'breaks', 'largest breaks', 'jitter'],
+		rows, [0, 0, 1, 1, 1, 0, 1, 0, 0]));
 }
 
 function who(s) {
@@ -853,7 +876,8 @@ function criticalSection() {
 			return {
 				cells: [brk ? el('span', { class: 'chip' + (b.data_missing ? ' missing' : ''), onclick: () => goToBreak(A, brk),
 					title: 'show it in the timeline' }, b.actor + ' #' + b.late_invocation) : b.actor + ' #' + b.late_invocation,
-					'+' + fmtDur(b.lateness_ns), d ? el('span', {}, el('b', {}, who(d)), ' ' + (d.kind || '') + ' ' +
+					'+' + fmtDur(b.lateness_ns) + (brk && !brk.major ? ' (jitter)' : ''),
+					d ? el('span', {}, el('b', {}, who(d)), ' ' + (d.kind || '') + ' ' +
 						fmtDur(d.ns) + (d.excess_ns > 0 ? ' (+' + fmtDur(d.excess_ns) + ' over its mean)' : '')) : '—',
 					shareLine(b.share, 3)],
 			};
@@ -981,7 +1005,7 @@ try {
 window.qostrace = {
 	ready: true,
 	timing,
-	counts: { lanes: lanes.length, runs: nRuns, actors: actors.length, breaks: nBreaks, gaps: gaps.length,
+	counts: { lanes: lanes.length, runs: nRuns, actors: actors.length, breaks: nBreaks, jitter: nJitter, gaps: gaps.length,
 		critical: nCrit, paths: paths.length },
 	stats: () => Object.assign({}, stats),
 	view: () => [v0, v1],

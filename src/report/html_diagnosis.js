@@ -57,7 +57,8 @@ function firstAnswer(d, el) {
 	const u = d.upstream, rows = d.breaking || [], out = [];
 	const short = (r) => r.comm || r.name;
 	out.push('1. ', el('b', {}, u.name), ' is the first to break its ' + cDuration(u.period_ns) + ' period: ' +
-		plural(u.breaks, 'break') + ', the worst ' + cDuration(u.worst_lateness_ns) + ' late');
+		plural(u.breaks, 'break') + (u.jitter ? ' (+' + u.jitter + ' jitter, at most ' + cDuration(u.worst_jitter_ns) + ')' : '') +
+		', the worst ' + cDuration(u.worst_lateness_ns) + ' late');
 	const follow = rows.filter((r) => r.downstream && r.after_upstream);
 	if (follow.length)
 		out.push(';', el('br'), 'the delay propagates to ' + follow.map((r) => short(r) +
@@ -72,6 +73,32 @@ function firstAnswer(d, el) {
 	return out;
 }
 
+/* The cut between major breaks and jitter: "10 % of its period", "2 ms"; null: none. */
+function cut(d) {
+	if (d.min_late_ns !== null && d.min_late_ns !== undefined) return cDuration(d.min_late_ns);
+	if (d.min_late_fraction === null || d.min_late_fraction === undefined) return null;
+	const p = 100 * d.min_late_fraction;
+	return (p === Math.floor(p) ? cFixed(p, 0) : cFixed(p, 1)) + ' % of its period';
+}
+
+const SHOWN = 6;	/* DIAG_RHYTHM_SHOWN */
+
+/* No major break: the rhythm is kept, and how close each periodic actor came. */
+function keepsRhythm(d, el) {
+	const c = cut(d), one = d.periodic === 1;
+	const others = d.actors - d.periodic;
+	const first = (c === null ?
+		(one ? 'its periodic actor never breaks its period' : 'none of its ' + d.periodic + ' periodic actors breaks its period') :
+		(one ? 'its periodic actor is never late by ' + c + ' or more' :
+			'none of its ' + d.periodic + ' periodic actors is late by ' + c + ' or more')) +
+		(others > 0 ? ' (' + others + ' other actor' + (others === 1 ? ' is' : 's are') + ' not periodic)' : '') + '.';
+	const rows = (d.rhythm || []).slice(0, SHOWN).map((r) => (r.comm || r.name) + ' ' + (!r.worst_lateness_ns ? 'no break' :
+		cFixed(100 * r.share, 1) + ' % (' + cDuration(r.worst_lateness_ns) + ' of ' + cDuration(r.period_ns) +
+		(r.jitter ? ', ' + r.jitter + ' jitter' : '') + ')'));
+	const more = (d.rhythm || []).length > SHOWN ? ', and ' + (d.rhythm.length - SHOWN) + ' more' : '';
+	return [[el('b', {}, 'The pipeline keeps its rhythm'), ': ' + first],
+		['Worst lateness, as a share of the period: ' + rows.join(', ') + more + '.']];
+}
 /* The second: what delayed its worst breaks; null when nothing is named. */
 function secondAnswer(c, el) {
 	if (!c || c.kind === 'none') return null;
@@ -119,7 +146,7 @@ function box(d, patterns, el) {
 		box.append(el('p', {}, 'None of the ' + d.actors + ' actors is periodic (QCoD below ' +
 			cFixed(100 * d.qcod_threshold, 0) + ' %): choose one with --actor, or allow more dispersion with --qcod.'));
 	else if (d.answer === 'none_breaks')
-		box.append(el('p', {}, d.periodic + ' periodic actors, and none breaks its period.'));
+		for (const parts of keepsRhythm(d, el)) box.append(el('p', {}, ...parts));
 	else
 		for (const parts of [firstAnswer(d, el), secondAnswer(d.cause, el), thirdAnswer(d.patterns, patterns, el)])
 			if (parts) box.append(el('p', {}, ...parts));

@@ -151,6 +151,7 @@ int report_json(const struct analysis *a, FILE *f)
 	jsonw_start_object(w);
 	jsonw_string_field(w, "qostrace_report", "1");
 	/* The answers first, as the text report gives them; the evidence follows. */
+	report_json_verdict(a, w);
 	report_json_diagnosis(a, w);
 	if (a->trace) {
 		report_json_trace(a, w);

@@ -33,7 +33,7 @@ static void json_actor_ref(json_writer_t *w, const struct actors_result *r, cons
 	jsonw_string_field(w, "comm", a->comm);
 }
 
-static void json_break(json_writer_t *w, const struct actor_break *b)
+static void json_break(json_writer_t *w, const struct actor *a, const struct actor_break *b)
 {
 	jsonw_start_object(w);
 	jsonw_i64_field(w, "start_ns", b->start_ns);
@@ -43,6 +43,7 @@ static void json_break(json_writer_t *w, const struct actor_break *b)
 	jsonw_u64_field(w, "before", b->before);
 	jsonw_u64_field(w, "late", b->late);
 	jsonw_bool_field(w, "data_missing", b->data_missing);
+	jsonw_bool_field(w, "major", actor_break_major(a, b));
 	jsonw_string_field(w, "kind", b->kind == BREAK_COMPLETION ? "completion" : "start");
 	jsonw_u64_field(w, "target", actor_break_target(b));
 	jsonw_i64_field(w, "overrun_ns", b->overrun_ns);
@@ -89,10 +90,18 @@ static void json_actor(json_writer_t *w, const struct actors_result *r, const st
 	jsonw_name(w, "breaks");
 	jsonw_start_array(w);
 	for (size_t b = 0; b < a->nbreaks; b++)
-		json_break(w, &a->breaks[b]);
+		json_break(w, a, &a->breaks[b]);
 	jsonw_end_array(w);
 	jsonw_u64_field(w, "breaks_data_missing", a->nbreaks_missing);
 	jsonw_i64_field(w, "worst_lateness_ns", a->worst_lateness_ns);
+	/* the cut (actor.h), and the trusted breaks on each side of it */
+	if (a->st.has_intervals && a->min_late_ns > INT64_MIN)
+		jsonw_i64_field(w, "min_late_ns", a->min_late_ns);
+	else
+		jsonw_null_field(w, "min_late_ns");
+	jsonw_u64_field(w, "major_breaks", a->nmajor);
+	jsonw_u64_field(w, "jitter_breaks", a->njitter);
+	jsonw_i64_field(w, "worst_jitter_ns", a->worst_jitter_ns);
 	jsonw_bool_field(w, "breaking", a->breaking);
 	jsonw_bool_field(w, "fed_by_breaking", a->fed);
 	/* Who wakes it (the upstream order's edges into this actor). */
@@ -140,9 +149,10 @@ void json_actors_write(const struct actors_result *r, const struct timeline *tl,
 	jsonw_start_object(w);
 	json_actor_ref(w, r, tl, r->upstream);
 	jsonw_i64_field(w, "period_ns", llround(a->st.period_ns));
-	jsonw_u64_field(w, "breaks", a->nbreaks - a->nbreaks_missing);
+	jsonw_u64_field(w, "breaks", a->nmajor);
+	jsonw_u64_field(w, "jitter", a->njitter);
 	for (size_t b = 0; b < a->nbreaks; b++) {
-		if (!a->breaks[b].data_missing) {
+		if (!a->breaks[b].data_missing && actor_break_major(a, &a->breaks[b])) {
 			jsonw_i64_field(w, "first_break_ns", a->breaks[b].start_ns);
 			break;
 		}

@@ -63,6 +63,8 @@ static void json_rows(json_writer_t *w, const struct analysis *a, const struct d
 		jsonw_start_object(w);
 		actor_fields(w, a, r->actor);
 		jsonw_u64_field(w, "breaks", r->breaks);
+		jsonw_u64_field(w, "jitter", r->jitter);
+		jsonw_i64_field(w, "worst_jitter_ns", r->worst_jitter_ns);
 		jsonw_bool_field(w, "downstream", r->downstream);
 		jsonw_u64_field(w, "after_upstream", r->after);
 		jsonw_u64_field(w, "own", r->own);
@@ -155,6 +157,54 @@ static void json_patterns(json_writer_t *w, const struct diag_patterns *p)
 	jsonw_end_object(w);
 }
 
+static const char *const verdict_ids[] = {
+	[DIAG_KEEPS_RHYTHM] = "keeps_rhythm",
+	[DIAG_BREAKS] = "breaks",
+};
+
+void report_json_verdict(const struct analysis *a, json_writer_t *w)
+{
+	const struct diagnosis *d = a->diagnosis;
+
+	if (d && d->verdict != DIAG_VERDICT_NONE)
+		jsonw_string_field(w, "verdict", verdict_ids[d->verdict]);
+	else
+		jsonw_null_field(w, "verdict");
+}
+
+/* The cut between major breaks and jitter: a share of the period or a duration (null: the other; both: none). */
+static void json_cut(json_writer_t *w, struct actors_cut c)
+{
+	if (c.ns <= 0 && c.frac >= 0)
+		jsonw_float_field(w, "min_late_fraction", c.frac);
+	else
+		jsonw_null_field(w, "min_late_fraction");
+	if (c.ns > 0)
+		jsonw_i64_field(w, "min_late_ns", c.ns);
+	else
+		jsonw_null_field(w, "min_late_ns");
+}
+
+/* Every periodic actor's latest break against its period, the latest first. */
+static void json_rhythm(json_writer_t *w, const struct analysis *a, const struct diagnosis *d)
+{
+	jsonw_name(w, "rhythm");
+	jsonw_start_array(w);
+	for (size_t i = 0; i < d->nrhythm; i++) {
+		const struct diag_rhythm *r = &d->rhythm[i];
+
+		jsonw_start_object(w);
+		actor_fields(w, a, r->actor);
+		jsonw_i64_field(w, "period_ns", llround(a->actors->v[r->actor].st.period_ns));
+		jsonw_i64_field(w, "worst_lateness_ns", r->worst_ns);
+		jsonw_float_field(w, "share", r->share);
+		jsonw_u64_field(w, "major_breaks", r->major);
+		jsonw_u64_field(w, "jitter", r->jitter);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
 void report_json_diagnosis(const struct analysis *a, json_writer_t *w)
 {
 	const struct diagnosis *d = a->diagnosis;
@@ -169,6 +219,8 @@ void report_json_diagnosis(const struct analysis *a, json_writer_t *w)
 	jsonw_u64_field(w, "actors", d->nactors);
 	jsonw_u64_field(w, "periodic", d->nperiodic);
 	jsonw_float_field(w, "qcod_threshold", d->qcod_threshold);
+	json_cut(w, d->min_late);
+	json_rhythm(w, a, d);
 	jsonw_name(w, "upstream");
 	if (d->answer != DIAG_UPSTREAM) {
 		jsonw_null(w);
@@ -180,6 +232,8 @@ void report_json_diagnosis(const struct analysis *a, json_writer_t *w)
 	jsonw_i64_field(w, "period_ns", llround(a->actors->v[d->upstream].st.period_ns));
 	jsonw_u64_field(w, "breaks", d->breaks);
 	jsonw_i64_field(w, "worst_lateness_ns", d->worst_ns);
+	jsonw_u64_field(w, "jitter", d->jitter);
+	jsonw_i64_field(w, "worst_jitter_ns", d->worst_jitter_ns);
 	jsonw_end_object(w);
 	jsonw_bool_field(w, "downstream_checked", d->downstream_checked);
 	json_rows(w, a, d);

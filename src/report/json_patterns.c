@@ -73,6 +73,7 @@ void json_patterns_write(const struct patterns_result *r, json_writer_t *w)
 	jsonw_u64_field(w, "minor_breaks", r->minor_breaks);
 	jsonw_i64_field(w, "min_lateness_ns", r->min_lateness_ns);
 	jsonw_float_field(w, "min_lateness", r->min_lateness);
+	jsonw_bool_field(w, "min_lateness_fixed", r->min_lateness_fixed);
 	jsonw_name(w, "levels");
 	jsonw_start_array(w);
 	for (uint32_t i = 0; i < r->nlevels; i++) {

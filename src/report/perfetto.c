@@ -177,17 +177,17 @@ static void actor_events(struct pf *p, const struct actor *ac)
 		const struct actor_break *b = &ac->breaks[k];
 		char name[64];
 
-		snprintf(name, sizeof(name), "%s +%.3f ms%s",
+		snprintf(name, sizeof(name), "%s +%.3f ms%s%s",
 			 b->kind == BREAK_COMPLETION ? "late completion" : "period break", b->lateness_ns / 1e6,
-			 b->data_missing ? " (data missing)" : "");
+			 actor_break_major(ac, b) ? "" : " (jitter)", b->data_missing ? " (data missing)" : "");
 		ev_open(p, 'X', "actor", name, th->pid, PERFETTO_BREAK_TID_BASE + th->tid, b->start_ns);
 		ev_dur(p, b->start_ns, b->end_ns);
 		fprintf(p->f, ",\"args\":{\"actor\":");
 		json_str(p->f, ac->name, false);
 		fprintf(p->f, ",\"interval_ns\":%" PRId64 ",\"period_ns\":%.0f,\"lateness_ns\":%" PRId64
-			",\"before\":%zu,\"late\":%zu,\"target\":%zu,\"data_missing\":%s",
+			",\"before\":%zu,\"late\":%zu,\"target\":%zu,\"data_missing\":%s,\"major\":%s",
 			b->interval_ns, ac->st.period_ns, b->lateness_ns, b->before, b->late, actor_break_target(b),
-			b->data_missing ? "true" : "false");
+			b->data_missing ? "true" : "false", actor_break_major(ac, b) ? "true" : "false");
 		if (b->held.why != HOLDUP_NONE) {
 			char held[96];
 

@@ -25,5 +25,11 @@ void report_json_trace(const struct analysis *a, json_writer_t *w);
 void report_json_threads(const struct analysis *a, json_writer_t *w);
 /* "diagnosis": a->diagnosis field for field, or null (a Gantt chart). */
 void report_json_diagnosis(const struct analysis *a, json_writer_t *w);
+/*
+ * "verdict": "keeps_rhythm" (no periodic actor has a major break),
+ * "breaks", or null where there is nothing to judge (no periodic actor, a
+ * Gantt chart).
+ */
+void report_json_verdict(const struct analysis *a, json_writer_t *w);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "actors/actors.h"
+#include "lib/parse.h"
 #include "style.h"
 #include "text_actors.h"
 
@@ -112,11 +113,36 @@ static const char *fmt_ms(char *buf, size_t len, double ns)
 	return buf;
 }
 
+const char *text_actors_cut(char *buf, size_t len, struct actors_cut c, const char *period)
+{
+	double p = 100 * c.frac;
+
+	if (c.ns > 0)
+		fmt_duration(buf, len, c.ns);
+	else if (c.frac < 0)
+		snprintf(buf, len, "any time");
+	else
+		snprintf(buf, len, p == floor(p) ? "%.0f %% of %s" : "%.1f %% of %s", p, period);
+	return buf;
+}
+
+/* "+3 jitter, at most 191 us" after a note (sep between them). */
+static void print_jitter(const struct actor *a, const char *sep, FILE *f, const struct report_style *st)
+{
+	char b1[32];
+
+	if (!a->njitter)
+		return;
+	fprintf(f, "%s%s+%zu jitter, at most %s%s", sep, rs_dim(st), a->njitter,
+		fmt_duration(b1, sizeof(b1), a->worst_jitter_ns), rs_reset(st));
+}
+
 static void print_table(const struct actors_result *r, FILE *f, const struct report_style *st)
 {
 	size_t top = st->verbose ? r->n : 12, *order = malloc((r->n ? r->n : 1) * sizeof(*order));
 	char b1[32], b2[32], b3[32], q[16], brk[24];
 	struct rows rw = { .r = r };
+	bool jitter = false;
 
 	if (!order)
 		return;
@@ -139,8 +165,8 @@ static void print_table(const struct actors_result *r, FILE *f, const struct rep
 			strcpy(q, "-");
 		}
 		if (a->st.periodic) {
-			snprintf(brk, sizeof(brk), "%zu", a->nbreaks - a->nbreaks_missing);
-			if (a->worst_lateness_ns)
+			snprintf(brk, sizeof(brk), "%zu", a->nmajor);
+			if (a->nmajor)
 				snprintf(b2, sizeof(b2), "+%s", fmt_ms(b3, sizeof(b3), a->worst_lateness_ns));
 			else
 				strcpy(b2, "-");
@@ -163,13 +189,20 @@ static void print_table(const struct actors_result *r, FILE *f, const struct rep
 		}
 		fprintf(f, "%s%-24s%s %11s %7s %6zu %7s %11s  %s", col, a->name, *col ? rs_reset(st) : "", b1, q,
 			a->ninv, brk, b2, note);
+		print_jitter(a, *note ? "; " : "", f, st);
 		if (a->nbreaks_missing)
-			fprintf(f, "%s%s%zu break%s over missing data%s", *note ? "; " : "", rs_yellow(st),
-				a->nbreaks_missing, a->nbreaks_missing == 1 ? "" : "s", rs_reset(st));
+			fprintf(f, "%s%s%zu break%s over missing data%s", *note || a->njitter ? "; " : "",
+				rs_yellow(st), a->nbreaks_missing, a->nbreaks_missing == 1 ? "" : "s", rs_reset(st));
 		fputc('\n', f);
 	}
 	if (r->n > top)
 		fprintf(f, "%s... %zu more actors (-v lists them)%s\n", rs_dim(st), r->n - top, rs_reset(st));
+	for (size_t i = 0; i < r->n; i++)
+		jitter = jitter || r->v[i].njitter;
+	/* Where the cut made a difference, the table says where it is. */
+	if (jitter)
+		fprintf(f, "%sBREAKS: late by %s or more (--min-late); the smaller ones are jitter%s\n", rs_dim(st),
+			text_actors_cut(b1, sizeof(b1), r->min_late, "the period"), rs_reset(st));
 	free(order);
 }
 
@@ -226,19 +259,27 @@ static void print_upstream(const struct actors_result *r, const struct timeline 
 	bool any = false;
 
 	if (r->upstream < 0) {
-		size_t periodic = 0;
+		size_t periodic = 0, jitter = 0;
 
-		for (size_t i = 0; i < r->n; i++)
+		for (size_t i = 0; i < r->n; i++) {
 			periodic += r->v[i].st.periodic;
-		fprintf(f, "\nNo periodic actor breaks its period%s.\n",
-			periodic ? "" : " (none is periodic: try --actor, or a higher --qcod)");
+			jitter += r->v[i].njitter;
+		}
+		fprintf(f, "\nNo periodic actor breaks its period%s", periodic ? "" :
+			" (none is periodic: try --actor, or a higher --qcod)");
+		if (jitter)
+			fprintf(f, " by %s or more: %zu break%s of jitter",
+				text_actors_cut(b1, sizeof(b1), r->min_late, "the period"), jitter, jitter == 1 ? "" : "s");
+		fprintf(f, ".\n");
 		return;
 	}
 	a = &r->v[r->upstream];
-	trusted = a->nbreaks - a->nbreaks_missing;
-	fprintf(f, "\n%sMost upstream actor that breaks its period: %s%s%s, period %s, %zu break%s\n",
-		rs_bold(st), rs_red(st), a->name, rs_reset(st), fmt_ms(b1, sizeof(b1), a->st.period_ns), trusted,
+	trusted = a->nmajor;
+	fprintf(f, "\n%sMost upstream actor that breaks its period: %s%s%s, period %s, %zu break%s", rs_bold(st),
+		rs_red(st), a->name, rs_reset(st), fmt_ms(b1, sizeof(b1), a->st.period_ns), trusted,
 		trusted == 1 ? "" : "s");
+	print_jitter(a, "; ", f, st);
+	fputc('\n', f);
 	/* What it feeds, so a person sees why it is the one to look at. */
 	for (size_t e = 0; e < r->nedges; e++) {
 		if (r->edges[e].from != (size_t)r->upstream)
@@ -271,10 +312,10 @@ static void print_upstream(const struct actors_result *r, const struct timeline 
 				 fmt_ms(b3, sizeof(b3), b->overrun_ns));
 		else
 			snprintf(what, sizeof(what), "started late");
-		fprintf(f, "  %12.6f %11s %11s %8zu  %s%s%s%s\n", (b->start_ns - (int64_t)tl->start) / 1e9,
+		fprintf(f, "  %12.6f %11s %11s %8zu  %s%s%s%s%s\n", (b->start_ns - (int64_t)tl->start) / 1e9,
 			fmt_ms(b1, sizeof(b1), b->interval_ns), fmt_ms(b2, sizeof(b2), b->lateness_ns), b->late, what,
-			b->data_missing ? rs_yellow(st) : "", b->data_missing ? "; data missing: not trusted" : "",
-			b->data_missing ? rs_reset(st) : "");
+			actor_break_major(a, b) ? "" : " (jitter)", b->data_missing ? rs_yellow(st) : "",
+			b->data_missing ? "; data missing: not trusted" : "", b->data_missing ? rs_reset(st) : "");
 		shown++;
 	}
 	if (a->nbreaks > shown)

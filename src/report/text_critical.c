@@ -138,8 +138,9 @@ static void print_breaks(const struct critical_result *r, const struct analysis 
 			more++;
 			continue;
 		}
-		fprintf(f, "  %s at %.3f s, %s %s late: ", ac->name, at,
-			ab->kind == BREAK_COMPLETION ? "finished" : "started", fmt_duration(b1, sizeof(b1), b->lateness_ns));
+		fprintf(f, "  %s at %.3f s, %s %s late%s: ", ac->name, at,
+			ab->kind == BREAK_COMPLETION ? "finished" : "started", fmt_duration(b1, sizeof(b1), b->lateness_ns),
+			actor_break_major(ac, ab) ? "" : " (jitter)");
 		print_culprit(f, a, b, ac->thread);
 		fprintf(f, "%s\n    path %s: ", ab->data_missing ? " (data missing)" : "",
 			fmt_duration(b2, sizeof(b2), b->path.end_ns - b->path.start_ns));
@@ -223,8 +224,17 @@ static void print_trace(const struct critical_result *r, const struct analysis *
 		fprintf(f, "\n");
 	}
 	if (r->nbreaks) {
-		fprintf(f, "\n%sWhat delayed the late invocations%s (%zu breaks, latest first; the upstream actor's "
-			"first):\n", rs_bold(st), rs_reset(st), r->nbreaks);
+		size_t jitter = 0;
+
+		for (size_t i = 0; i < r->nbreaks && a->actors; i++) {
+			const struct actor *ac = &a->actors->v[r->breaks[i].actor];
+
+			jitter += !actor_break_major(ac, &ac->breaks[r->breaks[i].brk]);
+		}
+		fprintf(f, "\n%sWhat delayed the late invocations%s (%zu breaks", rs_bold(st), rs_reset(st), r->nbreaks);
+		if (jitter)
+			fprintf(f, ", %zu of them jitter", jitter);
+		fprintf(f, ", latest first%s):\n", up >= 0 ? "; the upstream actor's first" : "");
 		print_breaks(r, a, f, st, up, true);
 		print_breaks(r, a, f, st, up, false);
 	}

@@ -5,6 +5,7 @@
 
 #include "lib/parse.h"
 #include "patterns/miner.h"
+#include "text_actors.h"
 #include "text_patterns.h"
 
 static void pct(char *buf, size_t len, double f)
@@ -62,14 +63,15 @@ void text_patterns_print(const struct patterns_result *r, FILE *f, const struct 
 	}
 	fprintf(f, "%u breaks", r->npos);
 	if (r->minor_breaks) {
-		pct(b1, sizeof(b1), r->min_lateness);
-		fprintf(f, " (late by %s of the period or more)", b1);
+		struct actors_cut c = { .frac = r->min_lateness, .ns = r->min_lateness_fixed ? r->min_lateness_ns : 0 };
+
+		fprintf(f, " (late by %s or more)", text_actors_cut(b3, sizeof(b3), c, "the period"));
 	}
 	fprintf(f, " against %u kept periods", r->nneg);
 	if (r->minor_breaks || r->excluded_pos + r->excluded_neg) {
 		fprintf(f, "; left out:");
 		if (r->minor_breaks)
-			fprintf(f, " %zu minor breaks%s", r->minor_breaks,
+			fprintf(f, " %zu break%s of jitter%s", r->minor_breaks, r->minor_breaks == 1 ? "" : "s",
 				r->excluded_pos + r->excluded_neg ? "," : "");
 		if (r->excluded_pos + r->excluded_neg)
 			fprintf(f, " %zu windows with missing data", r->excluded_pos + r->excluded_neg);

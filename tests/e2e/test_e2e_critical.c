@@ -50,10 +50,14 @@ static const char *const stage_names[L_N] = { "src", "dec", "fx", "scale", "sink
 
 struct frame { int64_t start, end; };
 
+#define MAXD 16
+
 static struct {
 	int tid[L_N];
 	struct frame f[L_N][FRAMES];
 	int nf[L_N];
+	struct frame dist[MAXD];	/* the disturber's busy stretches */
+	int ndist;
 } lg;
 
 static void parse_log(const char *path)
@@ -71,6 +75,8 @@ static void parse_log(const char *path)
 			for (int s = 0; s < L_N; s++)
 				if (!strcmp(name, stage_names[s]))
 					lg.tid[s] = tid;
+		} else if (sscanf(line, "disturb start=%llu end=%llu", &a, &b) == 2 && lg.ndist < MAXD) {
+			lg.dist[lg.ndist++] = (struct frame){ (int64_t)a, (int64_t)b };
 		} else if (sscanf(line, "frame stage=%31s k=%d start=%llu end=%llu", name, &k, &a, &b) == 4) {
 			for (int s = 0; s < L_N; s++)
 				if (!strcmp(name, stage_names[s]) && k < FRAMES) {
@@ -108,9 +114,14 @@ static void record_pipeline(void)
 	snprintf(done, sizeof(done), "%s/pl.done", dir);
 	snprintf(frames, sizeof(frames), "%d", FRAMES);
 	if (!scratch || access(done, F_OK)) {
+		/*
+		 * SCHED_FIFO 40 (the disturber 45): no program at normal
+		 * priority delays the stages, nor the other tests' workloads (5
+		 * to 30) where other builds test beside this one.
+		 */
 		char *argv[] = { qostrace, "record", "-q", "-o", trace_path, "--", qostrace, "__pipeline",
 				 "--frames", frames, "--period", "10ms", "--disturb", "thread", "--log", log_path,
-				 NULL };
+				 "--priority", "40", NULL };
 		int st;
 
 		snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
@@ -266,8 +277,14 @@ static void sink_through_fx(bool timing_only)
 	fprintf(stderr, "  eps auto: %.1f us (largest invisible wakeup latency %.1f us)\n", r->epsilon_ns / 1e3,
 		r->epsilon_evidence_ns / 1e3);
 	critical__free(r);
-	/* The comparison uses one eps for both modes: only the confirmation differs. */
+	/*
+	 * The comparison uses one eps for both modes: only the confirmation
+	 * differs. Timing alone keeps every pair within eps: beside other
+	 * tests (300 threads ran) that was 6.7M, over the default budget for
+	 * 166k tasks (6.4M), which only an automatic eps is halved to fit.
+	 */
 	o.epsilon_ns = E2E_EPS_NS;
+	o.max_edges = 1ull << 26;
 	o.timing_only = timing_only;
 	cr_assert_eq(critical__analyse(tl, &ar, &o, &r), 0);
 	ca = &r->actors[0];
@@ -360,6 +377,19 @@ static void print_segs(const struct crit_path *p)
 	}
 }
 
+/* The worst of r's breaks (latest first) of a whose interval holds the start of a disturbance, or NULL. */
+static const struct crit_break *worst_on_disturbance(const struct critical_result *r, const struct actor *a)
+{
+	for (size_t i = 0; i < r->nbreaks; i++) {
+		const struct actor_break *x = &a->breaks[r->breaks[i].brk];
+
+		for (int d = 0; d < lg.ndist; d++)
+			if (lg.dist[d].start >= x->start_ns && lg.dist[d].start < x->end_ns)
+				return &r->breaks[i];
+	}
+	return NULL;
+}
+
 /* src misses its period when the disturber takes its CPU: the break's path says so. */
 Test(e2e_critical, src_break_explained_by_disturber)
 {
@@ -389,15 +419,19 @@ Test(e2e_critical, src_break_explained_by_disturber)
 			print_segs(&b->path);
 	}
 	/*
-	 * The worst one is a disturbance (25 ms) and the disturber is its
-	 * culprit. Mostly the path waits for src's CPU and the disturber
+	 * The worst break on a disturbance (25 ms) has the disturber as its
+	 * culprit. (On a busy machine a break elsewhere can be worse: under
+	 * stress-ng one 47 ms late waited behind fx, which the other CPU's
+	 * load had sent to src's: the report is right to say so, and this
+	 * test asserts what the log proves.) Mostly the path waits for src's CPU and the disturber
 	 * held it; about once in a hundred recordings the path instead runs
 	 * through the disturber's 25 ms (the segments above say by which
 	 * edge): the same culprit, so the share counts run and held alike.
 	 * That the CPU-held account itself works is asserted by `explained`.
 	 */
-	b = &r->breaks[0];
-	cr_assert_eq(b->culprit.thread, dist, "worst break not explained by the disturber");
+	b = worst_on_disturbance(r, &ar.v[0]);
+	cr_assert_not_null(b, "no break of src on a disturbance");
+	cr_assert_eq(b->culprit.thread, dist, "the worst break on a disturbance is not explained by the disturber");
 	cr_assert_gt(b->culprit.ns, 20000000);
 	cr_assert_geq(explained, 1, "no break where src waited for the CPU the disturber held");
 	critical__free(r);

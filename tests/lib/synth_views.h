@@ -141,6 +141,10 @@ static inline struct actors_result *sv_actors(const struct timeline *tl)
 	a->nbreaks = 1;
 	snprintf(a->comm, sizeof(a->comm), "src");
 	a->worst_lateness_ns = 4 * SV_MS;
+	/* the default cut, a tenth of the period: the break is major */
+	r->min_late = (struct actors_cut){ .frac = ACTORS_DEFAULT_MIN_LATE };
+	a->min_late_ns = SV_MS;
+	a->nmajor = 1;
 	a->breaking = true;
 	return r;
 }

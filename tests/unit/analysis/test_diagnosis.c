@@ -85,10 +85,11 @@ static void fix_open(struct fix *f)
 		f->cb[i].path.end_ns = f->ub[i].end_ns;
 	}
 	f->v[0] = (struct actor){ .name = "src/1", .comm = "src", .thread = f->th[SRC], .breaks = f->ub, .nbreaks = NB,
-				  .breaking = true, .worst_lateness_ns = NB * MS };
+				  .breaking = true, .worst_lateness_ns = NB * MS, .min_late_ns = MS };
 	f->v[0].st.period_ns = 10 * MS;
 	f->v[0].st.periodic = true;
-	f->ar = (struct actors_result){ .v = f->v, .n = 1, .edges = f->e, .upstream = 0 };
+	f->ar = (struct actors_result){ .v = f->v, .n = 1, .edges = f->e, .upstream = 0,
+					.min_late = { .frac = ACTORS_DEFAULT_MIN_LATE } };
 	f->cr = (struct critical_result){ .breaks = f->cb, .nbreaks = NB };
 	analysis_opts_default(&f->a.opts);
 	f->a.trace = f->t;
@@ -135,19 +136,23 @@ static void hold(struct fix *f, size_t i, enum holdup_why why, uint32_t nr, int6
 
 /* ---- the first answer ---- */
 
+/* Actor k, periodic, with the default cut (a tenth of its period) as the actors' stage sets it. */
 static void set_actor(struct fix *f, size_t k, const char *name, uint32_t tid, struct actor_break *b, size_t nb,
 		      int64_t period_ns)
 {
 	int64_t worst = 0;
 
-	f->v[k] = (struct actor){ .thread = f->th[tid], .breaks = b, .nbreaks = nb, .breaking = nb > 0 };
+	f->v[k] = (struct actor){ .thread = f->th[tid], .breaks = b, .nbreaks = nb, .min_late_ns = period_ns / 10 };
 	snprintf(f->v[k].name, sizeof(f->v[k].name), "%s/%u", name, tid);
 	snprintf(f->v[k].comm, sizeof(f->v[k].comm), "%s", name);
 	f->v[k].st.period_ns = (double)period_ns;
 	f->v[k].st.periodic = true;
-	for (size_t i = 0; i < nb; i++)
-		if (!b[i].data_missing && b[i].lateness_ns > worst)
-			worst = b[i].lateness_ns;
+	for (size_t i = 0; i < nb; i++) {
+		if (b[i].data_missing)
+			continue;
+		worst = b[i].lateness_ns > worst ? b[i].lateness_ns : worst;
+		f->v[k].breaking = f->v[k].breaking || actor_break_major(&f->v[k], &b[i]);
+	}
 	f->v[k].worst_lateness_ns = worst;
 }
 
@@ -229,56 +234,77 @@ Test(diagnosis, a_delay_propagates_within_two_periods_and_one_period_more)
 
 /*
  * src -> mid -> sink over wakeup edges, kworker apart. mid breaks after
- * src (and once over missing data, which counts nowhere); sink, two
- * stages down, on its own, later than src's worst but by less than a
- * tenth of its 100 ms period: jitter, no news; kworker is not downstream.
+ * src (and once over missing data, which counts nowhere, and once by
+ * jitter, counted apart); sink, two stages down, is late on its own,
+ * later than src's worst but by less than a tenth of its 100 ms period:
+ * jitter, so it does not break at all; kworker is not downstream. A break
+ * of mid right after a jitter of src is mid's own: jitter is no delay.
  */
-Test(diagnosis, downstream_is_transitive_and_minor_breaks_are_no_news)
+Test(diagnosis, downstream_is_transitive_and_jitter_is_no_news)
 {
 	struct fix f;
-	struct actor_break mb[2], sb[1], kb[1];
+	struct actor_break mb[4], sb[1], kb[1];
 	const struct diagnosis *d;
 
 	fix_open(&f);
-	/* src's first break: [T0, T0 + 18 ms], 8 ms late */
+	/* src's first break: [T0, T0 + 18 ms], 8 ms late; its last [T0 + 700 ms, T0 + 711 ms], 1 ms late */
 	mb[0] = (struct actor_break){ .start_ns = T0 + 2 * MS, .end_ns = T0 + 21 * MS, .lateness_ns = 9 * MS };
 	mb[1] = (struct actor_break){ .start_ns = T0 + 40 * MS, .end_ns = T0 + 90 * MS, .lateness_ns = 40 * MS,
 				      .data_missing = true };
+	mb[2] = (struct actor_break){ .start_ns = T0 + 302 * MS, .end_ns = T0 + 312 * MS + 500 * US,
+				      .lateness_ns = 500 * US };
+	mb[3] = (struct actor_break){ .start_ns = T0 + 711 * MS, .end_ns = T0 + 723 * MS, .lateness_ns = 2 * MS };
 	sb[0] = (struct actor_break){ .start_ns = T0 + 1900 * MS, .end_ns = T0 + 2009 * MS, .lateness_ns = 9 * MS };
 	kb[0] = (struct actor_break){ .start_ns = T0 + 3 * MS, .end_ns = T0 + 22 * MS, .lateness_ns = 9 * MS };
-	set_actor(&f, 1, "mid", MID, mb, 2, 10 * MS);
+	set_actor(&f, 1, "mid", MID, mb, 4, 10 * MS);
 	set_actor(&f, 2, "sink", SINK, sb, 1, 100 * MS);
 	set_actor(&f, 3, "kworker", KWORKER, kb, 1, 10 * MS);
 	f.e[0] = (struct actor_edge){ .from = 0, .to = 1, .invocations = 50 };
 	f.e[1] = (struct actor_edge){ .from = 1, .to = 2, .invocations = 50 };
 	f.ar.n = 4;
 	f.ar.nedges = 2;
+	cr_assert_not(f.v[2].breaking, "9 ms on 100 ms is jitter: sink does not break");
 	d = fix_diagnose(&f);
-	cr_assert_eq(d->nrows, 4);
+	cr_expect_eq(d->verdict, DIAG_BREAKS);
+	cr_expect_eq(d->breaks, NB);
+	cr_expect_eq(d->jitter, 0);
+	cr_assert_eq(d->nrows, 3, "a row per breaking actor");
 	cr_expect_eq(d->rows[1].actor, 1);
 	cr_expect(d->rows[1].downstream);
-	cr_expect_eq(d->rows[1].breaks, 1, "the break over missing data is not trusted");
-	cr_expect_eq(d->rows[1].after, 1);
+	cr_expect_eq(d->rows[1].breaks, 2, "the break over missing data is not trusted, the jitter apart");
+	cr_expect_eq(d->rows[1].jitter, 1);
+	cr_expect_eq(d->rows[1].worst_jitter_ns, 500 * US);
+	cr_expect_eq(d->rows[1].after, 2);
 	cr_expect_eq(d->rows[1].own, 0);
-	cr_expect(d->rows[2].downstream, "sink is two stages down");
-	cr_expect_eq(d->rows[2].after, 0);
-	cr_expect_eq(d->rows[2].own, 1);
-	cr_expect_eq(d->rows[2].own_major, 0);
-	cr_expect_eq(d->rows[2].own_worst_ns, 9 * MS);
-	cr_expect_not(d->rows[2].on_its_own, "9 ms on 100 ms is jitter");
-	cr_expect_not(d->rows[3].downstream);
-	cr_expect_eq(d->rows[3].after + d->rows[3].own, 0, "kworker's breaks are not looked at");
+	cr_expect_eq(d->rows[2].actor, 3);
+	cr_expect_not(d->rows[2].downstream);
+	cr_expect_eq(d->rows[2].after + d->rows[2].own, 0, "kworker's breaks are not looked at");
 	cr_expect_eq(d->own_worst, -1);
+	/* src's 1 ms becomes jitter (a cut of 1.5 ms): mid's break right after it is its own */
+	f.v[0].min_late_ns = 1500 * US;
+	d = fix_diagnose(&f);
+	cr_expect_eq(d->breaks, NB - 1);
+	cr_expect_eq(d->jitter, 1);
+	cr_expect_eq(d->worst_jitter_ns, MS);
+	cr_expect_eq(d->rows[1].after, 1);
+	cr_expect_eq(d->rows[1].own, 1);
+	cr_expect_eq(d->rows[1].own_major, 1);
+	cr_expect_eq(d->rows[1].own_worst_ns, 2 * MS);
+	cr_expect_not(d->rows[1].on_its_own, "2 ms, not later than src's worst (8 ms)");
+	f.v[0].min_late_ns = MS;
 	/* a major break of sink's own, later than src's worst: news */
 	sb[0].lateness_ns = 12 * MS;
 	set_actor(&f, 2, "sink", SINK, sb, 1, 100 * MS);
 	d = fix_diagnose(&f);
+	cr_assert_eq(d->nrows, 4);
+	cr_expect(d->rows[2].downstream, "sink is two stages down");
+	cr_expect_eq(d->rows[2].after, 0);
 	cr_expect(d->rows[2].on_its_own);
 	cr_expect_eq(d->rows[2].own_major, 1);
 	cr_expect_eq(d->own_worst, 2);
 	/* major, but not later than src's worst (8 ms): no news either */
 	sb[0].lateness_ns = 8 * MS;
-	f.v[2].st.period_ns = 10 * MS;
+	set_actor(&f, 2, "sink", SINK, sb, 1, 10 * MS);
 	d = fix_diagnose(&f);
 	cr_expect_eq(d->rows[2].own_major, 1);
 	cr_expect_not(d->rows[2].on_its_own);
@@ -584,6 +610,39 @@ Test(diagnosis, only_the_upstream_actors_breaks_are_weighed)
 	fix_close(&f);
 }
 
+/*
+ * Nor is its jitter: with a cut of 5.5 ms, src's breaks late by 5 ms and
+ * less are jitter, and only its three major ones (8, 7 and 6 ms) are
+ * weighed, though hog delayed every jitter more.
+ */
+Test(diagnosis, jitter_is_not_weighed)
+{
+	struct fix f;
+	const struct diagnosis *d;
+	char *text;
+
+	fix_open(&f);
+	f.v[0].min_late_ns = 5500 * US;
+	blame_thread(&f, 0, SINK, 3 * MS);
+	blame_thread(&f, 1, SINK, 2 * MS);
+	blame_thread(&f, 2, HOG_A, MS);
+	for (size_t i = 3; i < NB; i++)
+		blame_thread(&f, i, HOG_A, 4 * MS);
+	d = fix_diagnose(&f);
+	cr_expect_eq(d->breaks, 3);
+	cr_expect_eq(d->jitter, NB - 3);
+	cr_expect_eq(d->worst_jitter_ns, 5 * MS);
+	cr_expect_eq(d->cause.nworst, 3);
+	cr_expect_eq(d->cause.kind, DIAG_CAUSE_CULPRIT);
+	cr_expect_eq(d->cause.thread, f.th[SINK], "sink cost the major breaks 5 ms, hog 1 ms");
+	cr_expect_eq(d->cause.count, 2);
+	text = summary_text(&f.a);
+	cr_expect(strstr(text, "1. src/1 is the first to break its 10 ms period: 3 breaks (+5 jitter, at most 5 ms), "
+			       "the worst 8 ms late.\n2. What delayed it: in 2 of its 3 worst breaks,"), "%s", text);
+	free(text);
+	fix_close(&f);
+}
+
 Test(diagnosis, no_critical_path_no_second_answer)
 {
 	struct fix f;
@@ -660,12 +719,59 @@ Test(diagnosis, no_actor_none_periodic_none_breaks)
 	cr_expect_eq(d->nactors, 3);
 	cr_expect_eq(d->nperiodic, 0);
 	cr_expect_eq(d->qcod_threshold, 0.10);
+	cr_expect_eq(d->verdict, DIAG_VERDICT_NONE, "nothing to judge");
 	diagnosis__free(d);
 	v[0].st.periodic = v[2].st.periodic = true;
+	v[0].st.period_ns = v[2].st.period_ns = 10 * MS;
+	v[0].worst_lateness_ns = 500 * US;
+	v[2].worst_lateness_ns = 900 * US;
 	cr_assert_eq(diagnosis__compute(&a, &d), 0);
 	cr_expect_eq(d->answer, DIAG_NONE_BREAKS);
+	cr_expect_eq(d->verdict, DIAG_KEEPS_RHYTHM);
 	cr_expect_eq(d->nperiodic, 2);
 	cr_expect_eq(d->nrows, 0);
+	cr_assert_eq(d->nrhythm, 2, "every periodic actor");
+	cr_expect_eq(d->rhythm[0].actor, 2, "the latest first");
+	cr_expect_eq(d->rhythm[0].worst_ns, 900 * US);
+	cr_expect_float_eq(d->rhythm[0].share, 0.09, 1e-12);
+	cr_expect_eq(d->rhythm[1].actor, 0);
+	diagnosis__free(d);
+}
+
+/* The verdict: keeps_rhythm with jitter alone, breaks from the first major break. */
+Test(diagnosis, the_verdict_follows_the_major_breaks)
+{
+	struct actor_break b[3] = {
+		{ .start_ns = 0, .end_ns = 10200 * US, .lateness_ns = 200 * US },
+		{ .start_ns = 100 * MS, .end_ns = 110900 * US, .lateness_ns = 900 * US },
+		{ .start_ns = 200 * MS, .end_ns = 212 * MS, .lateness_ns = 2 * MS, .data_missing = true },
+	};
+	struct actor v[1] = { { .name = "src/1", .comm = "src", .breaks = b, .nbreaks = 3, .min_late_ns = MS,
+				.worst_lateness_ns = 900 * US } };
+	struct actors_result ar = { .v = v, .n = 1, .upstream = -1, .min_late = { .frac = 0.1 } };
+	struct analysis a = { .actors = &ar };
+	struct diagnosis *d;
+
+	v[0].st.periodic = true;
+	v[0].st.period_ns = 10 * MS;
+	cr_assert_eq(diagnosis__compute(&a, &d), 0);
+	cr_expect_eq(d->verdict, DIAG_KEEPS_RHYTHM, "jitter, and a major break over missing data");
+	cr_assert_eq(d->nrhythm, 1);
+	cr_expect_eq(d->rhythm[0].jitter, 2);
+	cr_expect_eq(d->rhythm[0].major, 0, "the break over missing data is not trusted");
+	cr_expect_eq(d->rhythm[0].worst_ns, 900 * US);
+	diagnosis__free(d);
+	/* the actors' stage names an upstream actor as soon as one has a major break */
+	b[1].lateness_ns = MS;
+	v[0].worst_lateness_ns = MS;
+	v[0].breaking = true;
+	ar.upstream = 0;
+	cr_assert_eq(diagnosis__compute(&a, &d), 0);
+	cr_expect_eq(d->verdict, DIAG_BREAKS);
+	cr_expect_eq(d->breaks, 1);
+	cr_expect_eq(d->jitter, 1);
+	cr_expect_eq(d->worst_jitter_ns, 200 * US);
+	cr_expect_eq(d->rhythm[0].major, 1);
 	diagnosis__free(d);
 }
 
@@ -674,6 +780,9 @@ Test(diagnosis, no_actor_none_periodic_none_breaks)
 Test(diagnosis_text, the_no_answer_sentences)
 {
 	struct actor v[3] = { { .name = "a/1" }, { .name = "b/2" }, { .name = "c/3" } };
+	struct actor_break jitter[3] = {
+		{ .lateness_ns = 150 * US }, { .lateness_ns = 191 * US }, { .lateness_ns = 5 * MS, .data_missing = true },
+	};
 	struct actors_result ar = { .v = v, .n = 0, .upstream = -1 };
 	struct analysis a = { .actors = &ar };
 	char *text;
@@ -688,9 +797,36 @@ Test(diagnosis_text, the_no_answer_sentences)
 	cr_expect(strstr(text, "None of the 3 actors is periodic (QCoD below 12 %): choose one with --actor, "
 			       "or allow more dispersion with --qcod.\n"), "%s", text);
 	free(text);
+	/* the rhythm kept: each periodic actor's worst lateness as a share of its period */
 	v[1].st.periodic = true;
+	v[1].st.period_ns = 10 * MS;
+	ar.min_late.frac = 0.1;
 	text = summary_text(&a);
-	cr_expect(strstr(text, "\n1 periodic actors, and none breaks its period.\n"), "%s", text);
+	cr_expect(strstr(text, "\nThe pipeline keeps its rhythm: its periodic actor is never late by 10 % of its "
+			       "period or more (2 other actors are not periodic).\nWorst lateness, as a share of the "
+			       "period: b/2 no break.\n"), "%s", text);
+	free(text);
+	v[2].st.periodic = true;
+	v[2].st.period_ns = 9187578;
+	snprintf(v[2].comm, sizeof(v[2].comm), "src");
+	v[2].worst_lateness_ns = 191 * US;
+	v[2].breaks = jitter;
+	v[2].nbreaks = 3;
+	v[2].min_late_ns = 918757;
+	text = summary_text(&a);
+	cr_expect(strstr(text, "\nThe pipeline keeps its rhythm: none of its 2 periodic actors is late by 10 % of its "
+			       "period or more (1 other actor is not periodic).\nWorst lateness, as a share of the period: src 2.1 % (191 us of 9.19 ms, "
+			       "2 jitter), b/2 no break.\n"), "%s", text);
+	free(text);
+	/* a cut given as a duration, or none */
+	ar.min_late = (struct actors_cut){ .ns = 2 * MS };
+	text = summary_text(&a);
+	cr_expect(strstr(text, "none of its 2 periodic actors is late by 2 ms or more (1 other"), "%s", text);
+	free(text);
+	ar.min_late = (struct actors_cut){ .frac = -1 };
+	text = summary_text(&a);
+	cr_expect(strstr(text, "none of its 2 periodic actors breaks its period (1 other actor is not periodic).\n"),
+		  "%s", text);
 	free(text);
 	/* no diagnosis (a Gantt chart): no section */
 	a.diagnosis = NULL;

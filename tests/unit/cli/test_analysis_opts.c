@@ -179,6 +179,36 @@ Test(analysis_opts, bad_qcod)
 	expect_rejected("--qcod", bad, N(bad), "a fraction in (0, 1], e.g. 0.1 or 10%");
 }
 
+/* --min-late: a share of the period or a duration; 0 in either form is no cut. */
+Test(analysis_opts, min_late)
+{
+	static const struct {
+		const char *arg;
+		double frac;
+		int64_t ns;
+	} good[] = {
+		{ "10%", 0.10, 0 }, { "0.25", 0.25, 0 }, { "100%", 1, 0 }, { "2ms", 0, 2000000 },
+		{ "191us", 0, 191000 }, { "1.5ms", 0, 1500000 }, { "0", -1, 0 }, { "0%", -1, 0 }, { "0ns", -1, 0 },
+	};
+	static const char *const bad[] = { "2", "150%", "-1ms", "-5%", "nan", "ten", "", "2 ms", "1e400s" };
+	struct parent p = { 0 };
+
+	cr_assert_eq(PARSE(&p, "--qcod", "5%"), 0, "%s", p.err);
+	cr_expect_eq(p.an.o.min_late.frac, 0.10, "the default: a tenth of the period");
+	cr_expect_eq(p.an.o.min_late.ns, 0);
+	for (size_t i = 0; i < N(good); i++) {
+		cr_assert_eq(PARSE(&p, "--min-late", (char *)good[i].arg), 0, "%s: %s", good[i].arg, p.err);
+		if (good[i].ns) {
+			cr_expect_eq(p.an.o.min_late.ns, good[i].ns, "%s", good[i].arg);
+		} else {
+			cr_expect_eq(p.an.o.min_late.frac, good[i].frac, "%s", good[i].arg);
+			cr_expect_eq(p.an.o.min_late.ns, 0, "%s", good[i].arg);
+		}
+	}
+	free(p.err);
+	expect_rejected("--min-late", bad, N(bad), "a duration with a unit (2ms) or a share of the period (10%, 0.1)");
+}
+
 /* What report always did, and export now does too: a bad spec fails before any loading. */
 Test(analysis_opts, bad_actor)
 {
@@ -223,9 +253,10 @@ Test(analysis_opts, at_most_64_actors)
 Test(analysis_opts, help)
 {
 	static const char *const order[] = {
-		"--parent-output", "Periods (SATM):", "--actor=SPEC", "--parent-periods", "--qcod=FRACTION",
+		"--parent-output", "Periods (SATM):", "--actor=SPEC", "--min-late=DURATION|PERCENT",
+		"--parent-periods", "--qcod=FRACTION",
 		"Critical path (Hendriks & Vaandrager):", "--break-paths=N", "--epsilon=DURATION", "--timing-only",
-		"\nACTORS:\n", "CALL(ARG)@THREAD",
+		"\nACTORS:\n", "CALL(ARG)@THREAD", "(--min-late) is major",
 	};
 	const char *at;
 	char *txt = NULL;

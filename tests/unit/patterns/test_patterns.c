@@ -371,10 +371,12 @@ Test(patterns, nothing_to_mine)
 }
 
 /*
- * The stage mines the breaks late by 10 % of the period or more: a break
- * of jitter (late by 2 % here) is left out of both sides and counted.
+ * The stage mines the major breaks (late by the actors' cut, 10 % of the
+ * period by default, or more): a break of jitter (late by 2 % here) is
+ * left out of both sides and counted. The cut is the actor's (one notion
+ * for the whole analysis): a duration cut reads as one.
  */
-Test(patterns, minor_breaks_left_out)
+Test(patterns, jitter_left_out)
 {
 	bool brk[29], plant[29];
 	struct sched sc;
@@ -396,32 +398,62 @@ Test(patterns, minor_breaks_left_out)
 	a.breaks = b;
 	a.nbreaks = 5;
 	a.st.period_ns = P;
+	a.min_late_ns = (int64_t)P / 10;
 	as_actor(&a, &sc);
 	ar.v = &a;
 	ar.n = 1;
 	ar.upstream = 0;
+	ar.min_late.frac = 0.1;
 	patterns_opts_default(&o);
 	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->windows_pos, 5);
 	cr_assert_eq(r->minor_breaks, 1);
 	cr_assert_eq(r->min_lateness_ns, (int64_t)P / 10);
+	cr_assert_float_eq(r->min_lateness, 0.1, 1e-12);
+	cr_assert_not(r->min_lateness_fixed);
 	cr_assert_eq(r->npos, 4);
 	cr_assert_eq(r->nneg, 26);
 	cr_assert_str_eq(r->v[0].events[0], "irq 24 xhci_hcd");
 	cr_assert_eq(r->v[0].count_pos, 4);
 	s = render(r, false, 0);
 	cr_assert_not_null(strstr(s, "\n4 breaks (late by 10 % of the period or more) against 26 kept periods; "
-				     "left out: 1 minor breaks\n"), "%s", s);
+				     "left out: 1 break of jitter\n"), "%s", s);
 	free(s);
 	patterns__free(r);
 
-	/* Every break minor. */
+	/* A cut of 2.5 periods (--min-late as a duration): the breaks late by 2 periods are jitter too. */
+	a.min_late_ns = 5 * (int64_t)P / 2;
+	ar.min_late = (struct actors_cut){ .ns = a.min_late_ns };
+	b[4].lateness_ns = 3 * (int64_t)P;
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
+	cr_assert_eq(r->minor_breaks, 4);
+	cr_assert_eq(r->npos, 1);
+	cr_assert(r->min_lateness_fixed);
+	cr_assert_float_eq(r->min_lateness, 2.5, 1e-12);
+	s = render(r, false, 0);
+	cr_assert_not_null(strstr(s, "\n1 breaks (late by 250 us or more) against 26 kept periods; "
+				     "left out: 4 breaks of jitter\n"), "%s", s);
+	free(s);
+	patterns__free(r);
+
+	/* No cut (--min-late 0): every break is mined. */
+	a.min_late_ns = INT64_MIN;
+	ar.min_late = (struct actors_cut){ .frac = -1 };
+	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
+	cr_assert_eq(r->minor_breaks, 0);
+	cr_assert_eq(r->npos, 5);
+	cr_assert_eq(r->min_lateness_ns, 0);
+	patterns__free(r);
+
+	/* Every break jitter. */
+	a.min_late_ns = (int64_t)P / 10;
+	ar.min_late = (struct actors_cut){ .frac = 0.1 };
 	for (int i = 0; i < 5; i++)
 		b[i].lateness_ns = 1;
 	cr_assert_eq(patterns__analyse(sc.tl, &ar, &o, &r), 0);
 	cr_assert_eq(r->minor_breaks, 5);
 	cr_assert_eq(r->npos, 0);
-	cr_assert_str_eq(r->status, "every break is minor (late by less than min_lateness)");
+	cr_assert_str_eq(r->status, "every break is jitter (late by less than --min-late)");
 	patterns__free(r);
 	sched_free(&sc);
 }

@@ -44,17 +44,23 @@ Test(report_json, the_diagnosis_of_a_break)
 
 	sv_open(&sc, true);
 	doc = json_of(&sc.an);
-	/* the answers first, right after the version */
-	cr_assert(strstr(doc, "\"qostrace_report\": \"1\",\n  \"diagnosis\": {"), "%s", doc);
+	/* the answers first, right after the version: the verdict, then the Diagnosis */
+	cr_assert(strstr(doc, "\"qostrace_report\": \"1\",\n  \"verdict\": \"breaks\",\n  \"diagnosis\": {"),
+		  "%s", doc);
 	d = diagnosis_of(doc);
 	cr_expect(strstr(d, "\"answer\": \"upstream_breaks\",\n    \"actors\": 1,\n    \"periodic\": 1,\n"
-			    "    \"qcod_threshold\": 0.1,\n"), "%s", d);
+			    "    \"qcod_threshold\": 0.1,\n    \"min_late_fraction\": 0.1,\n    \"min_late_ns\": null,\n"
+			    "    \"rhythm\": [\n      {\n        \"index\": 0,\n        \"name\": \"src/100\",\n"
+			    "        \"tid\": 100,\n        \"comm\": \"src\",\n        \"period_ns\": 10000000,\n"
+			    "        \"worst_lateness_ns\": 4000000,\n        \"share\": 0.4,\n        \"major_breaks\": 1,\n"
+			    "        \"jitter\": 0\n      }\n    ],\n"), "%s", d);
 	cr_expect(strstr(d, "\"upstream\": {\n      \"index\": 0,\n      \"name\": \"src/100\",\n      \"tid\": 100,\n"
 			    "      \"comm\": \"src\",\n      \"period_ns\": 10000000,\n      \"breaks\": 1,\n"
-			    "      \"worst_lateness_ns\": 4000000\n    },\n    \"downstream_checked\": true,\n"), "%s", d);
+			    "      \"worst_lateness_ns\": 4000000,\n      \"jitter\": 0,\n      \"worst_jitter_ns\": 0\n    },\n"
+			    "    \"downstream_checked\": true,\n"), "%s", d);
 	cr_expect(strstr(d, "\"breaking\": [\n      {\n        \"index\": 0,\n        \"name\": \"src/100\",\n"
 			    "        \"tid\": 100,\n        \"comm\": \"src\",\n        \"breaks\": 1,\n"
-			    "        \"downstream\": false,\n        \"after_upstream\": 0,\n        \"own\": 0,\n"
+			    "        \"jitter\": 0,\n        \"worst_jitter_ns\": 0,\n        \"downstream\": false,\n        \"after_upstream\": 0,\n        \"own\": 0,\n"
 			    "        \"own_major\": 0,\n        \"own_worst_ns\": 0,\n        \"on_its_own\": false\n      }\n"
 			    "    ],\n    \"on_its_own_worst\": null,\n"), "%s", d);
 	/* noise held src's CPU through [51, 55) ms: what the scene makes certain */
@@ -77,7 +83,9 @@ Test(report_json, no_actor_is_an_answer_too)
 	doc = json_of(&sc.an);
 	d = diagnosis_of(doc);
 	cr_expect_str_eq(d, "\n  \"diagnosis\": {\n    \"answer\": \"no_actor\",\n    \"actors\": 0,\n"
-			    "    \"periodic\": 0,\n    \"qcod_threshold\": 0.1,\n    \"upstream\": null\n  },");
+			    "    \"periodic\": 0,\n    \"qcod_threshold\": 0.1,\n    \"min_late_fraction\": 0.1,\n"
+			    "    \"min_late_ns\": null,\n    \"rhythm\": [],\n    \"upstream\": null\n  },");
+	cr_expect(strstr(doc, "\"qostrace_report\": \"1\",\n  \"verdict\": null,\n"), "nothing to judge: %s", doc);
 	free(d);
 	free(doc);
 	sv_close(&sc);
@@ -99,7 +107,7 @@ Test(report_json, a_gantt_chart_has_no_diagnosis)
 	cr_assert_eq(analysis__run_gantt(g, &o, &a), 0);
 	cr_assert_null(a->diagnosis);
 	doc = json_of(a);
-	cr_expect(strstr(doc, "\"qostrace_report\": \"1\",\n  \"diagnosis\": null,\n"), "%s", doc);
+	cr_expect(strstr(doc, "\"qostrace_report\": \"1\",\n  \"verdict\": null,\n  \"diagnosis\": null,\n"), "%s", doc);
 	free(doc);
 	analysis__free(a);
 	gantt__free(g);
