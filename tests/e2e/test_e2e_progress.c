@@ -125,7 +125,15 @@ static void record(struct run *r)
 		e2e_record_once(&scratch, argv, done, 60000);
 	}
 	parse_log(r);
-	analyse(r, NULL);
+	if (r == &pp) {
+		/* ping and pong are symmetric: the default pair may take either first; the pair is named here */
+		static char pair[32];
+
+		snprintf(pair, sizeof(pair), "%d,%d", r->lg.tid[0], r->lg.tid[1]);
+		analyse(r, pair);
+	} else {
+		analyse(r, NULL);
+	}
 }
 
 static void setup(void)
@@ -205,10 +213,19 @@ static int iteration_at(const struct run *r, int t, int64_t s)
 Test(e2e_progress, pc_default_pair_is_the_producer_and_its_consumer)
 {
 	const struct progress_result *p = pair_of(&pc);
+	size_t waited = 0;
 
 	cr_expect(p->how == PG_PAIR_UPSTREAM || p->how == PG_PAIR_BLOCKING, "chosen %d", p->how);
-	/* one block per item, the consumer's, in read() on its pipe until the producer's write() */
-	cr_expect(labs((long)p->pg.nblocks - ITER) <= 1, "%zu blocks for %d items", p->pg.nblocks, ITER);
+	/*
+	 * One block per item the consumer asked for before the producer wrote
+	 * it (the log's times), in read() on its pipe until that write(): on a
+	 * busy machine a consumer held up finds a few items already there.
+	 */
+	for (int i = 0; i < ITER; i++)
+		waited += pc.lg.rd[1][i] < pc.lg.wr[0][i];
+	cr_expect(labs((long)p->pg.nblocks - (long)waited) <= 1, "%zu blocks for %zu items waited for (%d items)",
+		  p->pg.nblocks, waited, ITER);
+	cr_expect_geq(waited, ITER / 2, "the consumer waited for %zu of %d items", waited, ITER);
 	cr_expect_eq(p->pg.th[0].nblocks, 0, "the producer never waits for the consumer");
 }
 
