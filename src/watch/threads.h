@@ -36,8 +36,9 @@ int threads__add(struct threads *t, const struct qt_task *r);
 void threads__advance(struct threads *t, uint64_t ts);
 
 /*
- * The table as of ts (the snapshot and the records before ts; an exited
- * thread is gone): *out malloc'd, sorted by tid. 0 or -ENOMEM.
+ * The table as of ts, no earlier than the snapshot was advanced to (the
+ * snapshot and the records before ts; an exited thread is gone): *out
+ * malloc'd, sorted by tid. 0 or -ENOMEM.
  */
 int threads__at(const struct threads *t, uint64_t ts, struct tf_thread **out, size_t *n);
 

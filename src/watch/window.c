@@ -269,8 +269,9 @@ int window_plan(struct ring *r, uint64_t from, uint64_t to, struct window_plan *
 		got = 1;	/* gone: the next one */
 	}
 	if (got > 0 && p->first_seq <= p->last_seq) {
+		/* Blocks older than the first held were dropped: what they held of [from, ...) is gone. */
 		p->first_ts = c.pk.base_ts;
-		if (p->first_ts > from && p->first_seq > first)
+		if (p->first_ts > from && p->first_seq > 0)
 			p->cut_ns = p->first_ts - from;
 		ring__sum(r, p->first_seq, p->last_seq, &p->bytes, NULL);
 	}
