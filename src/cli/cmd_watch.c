@@ -21,27 +21,25 @@
 #include "commands.h"
 #include "lib/log.h"
 #include "lib/parse.h"
-#include "record/probe.h"
 #include "record/recorder.h"
+#include "record_args.h"
 #include "watch/explain.h"
 #include "watch/replay.h"
 #include "watch/watch.h"
 
-#define MAX_PIDS 256
 #define MAX_SPECS 64
 #define NS 1000000000ull
 
 struct watch_args {
-	struct recorder_opts r;
+	struct record_args ra;		/* the targets and how to record them */
 	struct watch_opts w;
-	uint32_t pids[MAX_PIDS];
 	const char *specs[MAX_SPECS];
-	bool all, no_diagnosis;
+	bool no_diagnosis;
 	const char *replay, *explain, *explain_break;
 };
 
 enum {
-	OPT_ACTOR = 0x100,
+	OPT_ACTOR = RECORD_ARGS_KEY_END,
 	OPT_LATE,
 	OPT_BEFORE,
 	OPT_AFTER,
@@ -49,11 +47,6 @@ enum {
 	OPT_MAX_DISK,
 	OPT_MEMORY,
 	OPT_NO_DIAGNOSIS,
-	OPT_BUFFER,
-	OPT_NO_SYSCALLS,
-	OPT_NO_IRQS,
-	OPT_BACKEND,
-	OPT_BTF,
 	OPT_REPLAY,
 	OPT_EXPLAIN,
 	OPT_EXPLAIN_BREAK,
@@ -65,8 +58,8 @@ static const struct argp_option options[] = {
 	{ "all", 'a', NULL, 0, "Every thread is a target", 1 },
 	{ "actor", OPT_ACTOR, "SPEC", 0, "Watch this actor (repeatable; the syntax of report --actor: a thread "
 	  "name or glob, tid:N, pid:N, write@sink). Default: the actors report studies", 1 },
-	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "Do not record system calls", 1 },
-	{ "no-irqs", OPT_NO_IRQS, NULL, 0, "Do not record hard and soft IRQs", 1 },
+	{ "no-syscalls", RECORD_ARGS_NO_SYSCALLS, NULL, 0, "Do not record system calls", 1 },
+	{ "no-irqs", RECORD_ARGS_NO_IRQS, NULL, 0, "Do not record hard and soft IRQs", 1 },
 	{ NULL, 0, NULL, 0, "When to write a window:", 2 },
 	{ "late", OPT_LATE, "DURATION", 0, "A break this late triggers (default: a tenth of the actor's period)", 2 },
 	{ "before", OPT_BEFORE, "DURATION", 0, "Keep this much before a break (default 10s; also the warm-up)", 2 },
@@ -77,9 +70,9 @@ static const struct argp_option options[] = {
 	{ "max-disk", OPT_MAX_DISK, "SIZE", 0, "Write at most SIZE of windows (default 1G; 0: no limit)", 3 },
 	{ "memory", OPT_MEMORY, "SIZE", 0, "Memory for the recording kept (default 64M), beside the kernel buffer", 3 },
 	{ "no-diagnosis", OPT_NO_DIAGNOSIS, NULL, 0, "Do not analyse the windows (the alert says who broke, not why)", 3 },
-	{ "buffer-size", OPT_BUFFER, "SIZE", 0, "Kernel buffer, a power of two (default 32M)", 3 },
-	{ "backend", OPT_BACKEND, "PATH[,BUFFER]", 0, "How to attach, as for record (btf, core, tracefs; ringbuf, perfbuf)", 3 },
-	{ "btf", OPT_BTF, "FILE", 0, "This kernel's BTF from a file (attach path core)", 3 },
+	{ "buffer-size", RECORD_ARGS_BUFFER, "SIZE", 0, "Kernel buffer, a power of two (default 32M)", 3 },
+	{ "backend", RECORD_ARGS_BACKEND, "PATH[,BUFFER]", 0, "How to attach, as for record (btf, core, tracefs; ringbuf, perfbuf)", 3 },
+	{ "btf", RECORD_ARGS_BTF, "FILE", 0, "This kernel's BTF from a file (attach path core)", 3 },
 	{ "verbose", 'v', NULL, 0, "More messages", 3 },
 	{ "quiet", 'q', NULL, 0, "No status line", 3 },
 	{ "replay", OPT_REPLAY, "FILE", OPTION_HIDDEN, "Feed a recording to watch instead of recording", 4 },
@@ -129,19 +122,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct watch_args *a = state->input;
 	char msg[256];
 	uint64_t v;
-	size_t n;
 
+	if (record_args_parse(&a->ra, key, arg, state))
+		return 0;
 	switch (key) {
 	case 'o':
 		a->w.dir = arg;
-		break;
-	case 'p':
-		if (parse_u32_list(arg, a->pids + a->r.npids, MAX_PIDS - a->r.npids, &n))
-			argp_error(state, "-p '%s': expected process ids separated by commas, e.g. -p 1234,5678", arg);
-		a->r.npids += n;
-		break;
-	case 'a':
-		a->all = true;
 		break;
 	case OPT_ACTOR:
 		if (actors__check_spec(arg, msg, sizeof(msg)))
@@ -178,30 +164,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_DIAGNOSIS:
 		a->no_diagnosis = true;
 		break;
-	case OPT_NO_SYSCALLS:
-		a->r.no_syscalls = true;
-		break;
-	case OPT_NO_IRQS:
-		a->r.no_irqs = true;
-		break;
-	case OPT_BUFFER:
-		if (parse_size(arg, &v) || v < 4096 || v > (1ull << 31) || (v & (v - 1)))
-			argp_error(state, "--buffer-size '%s': expected a power of two from 4K to 2G, e.g. 64M", arg);
-		a->r.ring_bytes = v;
-		break;
-	case OPT_BACKEND:
-		if (probe_parse_backend(arg, &a->r.backend, &a->r.buffer))
-			argp_error(state, "--backend '%s': expected btf, core or tracefs, and/or ringbuf or perfbuf", arg);
-		break;
-	case OPT_BTF:
-		a->r.btf_path = arg;
-		break;
 	case 'v':
 		if (log_level < LOG_LIBBPF)
 			log_level++;
 		break;
 	case 'q':
-		a->r.quiet = true;
+		a->ra.o.quiet = true;
 		break;
 	case OPT_REPLAY:
 		a->replay = arg;
@@ -212,19 +180,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_EXPLAIN_BREAK:
 		a->explain_break = arg;
 		break;
-	case ARGP_KEY_ARG:
-		a->r.argv = &state->argv[state->next - 1];
-		state->next = state->argc;
-		break;
 	case ARGP_KEY_END:
 		if (a->explain)
 			break;
 		if (!a->w.dir)
 			argp_error(state, "where do the windows go? -o DIR");
-		if (!a->replay && !a->r.argv && !a->r.npids && !a->all)
-			argp_error(state, "nothing to watch: give a command after --, -p PID, or -a");
-		if (a->r.npids && (a->r.argv || a->all))
-			argp_error(state, "-p does not go with -a or a command");
+		if (!a->replay)
+			record_args_check(&a->ra, state, "watch");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -250,23 +212,6 @@ static int check_dir(const char *dir)
 		return 1;
 	}
 	return 0;
-}
-
-static char *join_args(char *const *argv)
-{
-	size_t len = 1;
-	char *s, *p;
-
-	for (int i = 0; argv[i]; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	p = s;
-	for (int i = 0; argv[i]; i++)
-		p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
-	*p = 0;
-	return s;
 }
 
 /* ---- live ---- */
@@ -321,42 +266,44 @@ static const char *on_poll(void *arg, const struct recorder_progress *p)
 	return NULL;
 }
 
+/* What a window is and the memory bound, said at start. */
 static void state_bounds(const struct watch_args *a, struct watch *w)
 {
 	struct watch_budget b;
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+	uint64_t on_way;
 
 	watch__budget(w, &b);
-	printf("qostrace: keeping the last %s in memory, at most %s: %s of packed events, %s of the watched "
-	       "threads' records, %s waiting for the detector; beside the kernel buffer (%s)\n",
-	       fmt_duration(b1, sizeof(b1), (int64_t)b.keep_ns),
-	       fmt_bytes(b2, sizeof(b2), (double)(b.ring_bytes + b.history_records * b.record_size +
-						   b.tap_records * b.record_size)),
-	       fmt_bytes(b3, sizeof(b3), (double)b.ring_bytes),
+	on_way = b.tap_records * b.record_size + a->ra.o.queue_bytes;
+	printf("qostrace: a window is the %s before a break and the %s after it, written to %s\n",
+	       fmt_duration(b1, sizeof(b1), (int64_t)a->w.before_ns), fmt_duration(b2, sizeof(b2), (int64_t)a->w.after_ns),
+	       a->w.dir);
+	printf("qostrace: memory: at most %s beside the kernel buffer (%s): %s of packed events, %s of the watched "
+	       "threads' records, %s of records on their way; the warm-up studies up to %s events at once "
+	       "(about 100 bytes each)\n",
+	       fmt_bytes(b1, sizeof(b1), (double)(b.ring_bytes + b.history_records * b.record_size + on_way)),
+	       fmt_bytes(b2, sizeof(b2), (double)a->ra.o.ring_bytes), fmt_bytes(b3, sizeof(b3), (double)b.ring_bytes),
 	       fmt_bytes(b4, sizeof(b4), (double)(b.history_records * b.record_size)),
-	       fmt_bytes(b5, sizeof(b5), (double)(b.tap_records * b.record_size)),
-	       fmt_bytes(b6, sizeof(b6), (double)a->r.ring_bytes));
-	printf("qostrace: the warm-up studies at most %s events at a time (about 100 bytes each while it runs); "
-	       "windows go to %s\n", fmt_count(b1, sizeof(b1), (double)b.warmup_events), a->w.dir);
+	       fmt_bytes(b5, sizeof(b5), (double)on_way), fmt_count(b6, sizeof(b6), (double)b.warmup_events));
 	fflush(stdout);
 }
 
 static int run_live(struct watch_args *a, struct watch *w)
 {
-	struct live l = { .w = w, .quiet = a->r.quiet || !log_is_tty() };
+	struct live l = { .w = w, .quiet = a->ra.o.quiet || !log_is_tty() };
 	struct recorder_summary sum;
 	struct sigaction su = { .sa_handler = on_usr1 }, si = { .sa_handler = on_int_drain };
 	struct watch_counts c = { 0 };
 	int err;
 
-	a->r.sink = watch__sink(w);
-	a->r.on_poll = on_poll;
-	a->r.arg = &l;
+	a->ra.o.sink = watch__sink(w);
+	a->ra.o.on_poll = on_poll;
+	a->ra.o.arg = &l;
 	/* Blocks of a quarter second: a window's edges are that fine, and its blocks' packing as good. */
-	a->r.block_ns = NS / 4;
-	a->r.block_bytes = 256u << 10;
-	a->r.queue_bytes = 8u << 20;
-	a->r.quiet = true;	/* watch's status line, not record's */
+	a->ra.o.block_ns = NS / 4;
+	a->ra.o.block_bytes = 256u << 10;
+	a->ra.o.queue_bytes = 8u << 20;
+	a->ra.o.quiet = true;	/* watch's status line, not record's */
 	the_watch = w;
 	sigaction(SIGUSR1, &su, NULL);
 	err = watch__start(w);
@@ -365,7 +312,7 @@ static int run_live(struct watch_args *a, struct watch *w)
 		return 1;
 	}
 	state_bounds(a, w);
-	err = recorder_run(&a->r, &sum);
+	err = recorder_run(&a->ra.o, &sum);
 	watch__stop(w);
 	log_status_end();
 	if (!sum.start_ns)
@@ -419,9 +366,9 @@ int cmd_watch(int argc, char **argv, char *const *whole)
 	int rc;
 
 	memset(&a, 0, sizeof(a));
-	a.r.ring_bytes = 32u << 20;
-	a.r.poll_ms = 100;
-	a.r.zlevel = 1;
+	a.ra.o.ring_bytes = 32u << 20;
+	a.ra.o.poll_ms = 100;
+	a.ra.o.zlevel = 1;
 	a.w.before_ns = 10 * NS;
 	a.w.after_ns = 2 * NS;
 	a.w.max_files = 100;
@@ -439,17 +386,16 @@ int cmd_watch(int argc, char **argv, char *const *whole)
 	if (check_dir(a.w.dir))
 		return 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	a.r.pids = a.pids;
-	a.r.mode = a.all ? REC_MODE_ALL : a.r.argv ? REC_MODE_COMMAND : REC_MODE_PIDS;
+	record_args_finish(&a.ra);
 	a.w.specs = a.specs;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = 0;
 	a.w.self = a.no_diagnosis || n <= 0 ? NULL : self;
-	cmdline = join_args(whole);
+	cmdline = record_args_cmdline(whole);
 	a.w.cmdline = cmdline;
-	a.r.cmdline = cmdline;
+	a.ra.o.cmdline = cmdline;
 	/* Live: the ring is complete about two polls and two blocks behind the clock. */
-	a.w.lag_ns = a.replay ? NS : NS;
+	a.w.lag_ns = NS;
 	if (watch__new(&a.w, &w)) {
 		log_err("out of memory");
 		free(cmdline);

@@ -28,6 +28,21 @@ static size_t specs_of(char *list, const char **specs, size_t max)
 	return n;
 }
 
+/*
+ * The specs that name a thread of the window, into keep (EXPLAIN_MAX_SPECS):
+ * with -a, threads watched since the warm-up come and go, and the stage
+ * refuses a spec that names none.
+ */
+static size_t present(const struct timeline *tl, const char *const *specs, size_t nspecs, const char **keep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nspecs && n < EXPLAIN_MAX_SPECS; i++)
+		if (actors__spec_names(specs[i], tl))
+			keep[n++] = specs[i];
+	return n;
+}
+
 /* The critical-path result of the break of tid at at_ns, or NULL. */
 static const struct crit_break *find_break(const struct analysis *a, uint32_t tid, int64_t at_ns, uint32_t *self)
 {
@@ -52,7 +67,7 @@ static const struct crit_break *find_break(const struct analysis *a, uint32_t ti
 int explain_window(const char *path, const char *const *specs, size_t nspecs, uint32_t tid, int64_t at_ns,
 		   FILE *out)
 {
-	const char *own[EXPLAIN_MAX_SPECS];
+	const char *own[EXPLAIN_MAX_SPECS], *kept[EXPLAIN_MAX_SPECS];
 	struct analysis_opts o;
 	struct analysis *a = NULL;
 	struct timeline *tl = NULL;
@@ -78,6 +93,10 @@ int explain_window(const char *path, const char *const *specs, size_t nspecs, ui
 	o.break_paths = EXPLAIN_BREAK_PATHS;
 	o.jobs = 1;
 	err = timeline__build_consuming(t, NULL, &tl);
+	if (!err) {
+		o.actor_specs = kept;
+		o.n_actor_specs = present(tl, specs, nspecs, kept);
+	}
 	if (!err)
 		err = analysis__run_trace(t, tl, &o, &a);
 	if (err) {

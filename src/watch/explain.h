@@ -17,7 +17,8 @@
 
 /*
  * Analyses the window at path, its actors those of specs (the window's
- * TF_META_WATCH_ACTORS when nspecs is 0), and prints one line to out:
+ * TF_META_WATCH_ACTORS when nspecs is 0) that name a thread of the window,
+ * and prints one line to out:
  * what delayed the break of thread tid whose late invocation started at
  * at_ns; or, when the report does not find that break, what the
  * Diagnosis blames. 0, or a negative errno after a message.

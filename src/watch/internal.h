@@ -4,7 +4,8 @@
  * (watch.h is their public header):
  *
  *   watch.c     the watch: made and freed, its steps in order, the
- *               detector's thread, the messages, the counters
+ *               detector's thread, the counters
+ *   say.c       the messages for the person watching, queued
  *   warmup.c    the warm-up's steps: learning (learn.h), installing the
  *               watched actors, catching up with the ring
  *   watched.c   the watched actors: fed to their followers, judged, the
@@ -106,7 +107,7 @@ struct watch {
 };
 
 
-/* ---- watch.c ---- */
+/* ---- say.c ---- */
 
 /* Queues a message for the person watching (watch__say_to prints it). */
 void watch_say(struct watch *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

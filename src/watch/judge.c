@@ -67,6 +67,21 @@ static int fill(struct trace_builder *b, const struct judge_in *in)
 	return err;
 }
 
+/* A system call actor's calls in the span (a thread actor: true). */
+static bool has_calls(const struct judge_in *in)
+{
+	if (!in->syscall)
+		return true;
+	for (size_t i = 0; i < in->nrecs; i++) {
+		const union qt_record *x = &in->recs[i];
+
+		if (x->h.type == QT_REC_SYSCALL && x->sc.tid == in->tid && x->sc.nr == in->nr &&
+		    (!in->has_arg0 || x->sc.arg0 == in->arg0) && x->h.ts >= in->from && x->h.ts <= in->to)
+			return true;
+	}
+	return false;
+}
+
 static int take_actor(const struct actor *a, const struct timeline *tl, const struct judge_in *in,
 		      struct judge_out *out)
 {
@@ -112,6 +127,9 @@ int judge_actor(const struct judge_in *in, struct judge_out *out)
 	}
 	t = trace_builder__finish(b);
 	err = timeline__build(t, NULL, &tl);
+	/* The stage would say (log_err) that the spec names nothing: a quiet "nothing to judge". */
+	if (!err && (!actors__spec_names(in->spec, tl) || !has_calls(in)))
+		err = -ENOENT;
 	if (!err)
 		err = actors__analyse(tl, &ao, &ar);
 	if (!err && ar->n)

@@ -34,6 +34,10 @@ struct judge_in {
 	size_t nrecs;
 	const union qt_record *losses;	/* the recording's loss records */
 	size_t nlosses;
+	bool syscall;			/* a system call actor: which calls (as the spec says) */
+	uint32_t nr;
+	bool has_arg0;
+	uint64_t arg0;
 	uint64_t from, to;		/* the span judged */
 	int64_t late_ns;		/* --late, 0: a tenth of the period (trigger.h) */
 };
@@ -60,8 +64,9 @@ struct judge_out {
 
 /*
  * Studies the actor of in over its records into *out (free with
- * judge_out_free). 0, -ENOMEM, or -EINVAL when the stage refuses the spec
- * (the thread never ran in the span).
+ * judge_out_free). 0, -ENOMEM, or -ENOENT, without a message, when the
+ * thread never ran in the span (or made none of the actor's calls): there
+ * is nothing to judge.
  */
 int judge_actor(const struct judge_in *in, struct judge_out *out);
 void judge_out_free(struct judge_out *out);

@@ -79,16 +79,17 @@ void status_line(char *buf, size_t len, const struct watch_counts *c)
 
 void status_summary(FILE *f, const struct watch_counts *c, const char *dir, const char *reason)
 {
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 	double h = c->elapsed_ns / 3.6e12;
 
 	if (h >= 1)
 		snprintf(b1, sizeof(b1), "%.2f h", h);
 	else
 		fmt_duration(b1, sizeof(b1), (int64_t)c->elapsed_ns);
-	fprintf(f, "qostrace: watched %s (%zu actor%s): %llu major break%s, %llu window%s written to %s (%s)",
-		b1, c->actors_ever, c->actors_ever == 1 ? "" : "s", (unsigned long long)c->breaks, c->breaks == 1 ? "" : "s",
-		(unsigned long long)c->files, c->files == 1 ? "" : "s", dir, fmt_bytes(b2, sizeof(b2), c->bytes));
+	fprintf(f, "qostrace: watched %s (%zu actor%s, %s events): %llu major break%s, %llu window%s written to %s (%s)",
+		b1, c->actors_ever, c->actors_ever == 1 ? "" : "s", fmt_count(b3, sizeof(b3), (double)c->events),
+		(unsigned long long)c->breaks, c->breaks == 1 ? "" : "s", (unsigned long long)c->files,
+		c->files == 1 ? "" : "s", dir, fmt_bytes(b2, sizeof(b2), c->bytes));
 	if (c->not_written)
 		fprintf(f, ", %llu not written", (unsigned long long)c->not_written);
 	if (c->lost)

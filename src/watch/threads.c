@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "threads.h"
 
 /* kthreadd's pid: its children are kernel threads (threadtab.h does the same). */
@@ -52,23 +53,6 @@ static size_t find(const struct table *tb, uint32_t tid, bool *found)
 	return lo;
 }
 
-static int reserve(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = realloc(*v, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 /* The entry for tid, inserted (zeroed but for the tid) when it is new; NULL when out of memory. */
 static struct tf_thread *entry(struct table *tb, uint32_t tid)
 {
@@ -77,7 +61,7 @@ static struct tf_thread *entry(struct table *tb, uint32_t tid)
 
 	if (found)
 		return &tb->v[i];
-	if (reserve((void **)&tb->v, &tb->cap, tb->n + 1, sizeof(*tb->v)))
+	if (grow_array((void **)&tb->v, &tb->cap, tb->n + 1, sizeof(*tb->v)))
 		return NULL;
 	memmove(&tb->v[i + 1], &tb->v[i], (tb->n - i) * sizeof(*tb->v));
 	tb->n++;
@@ -141,7 +125,7 @@ int threads__add(struct threads *t, const struct qt_task *r)
 	if (r->h.type != QT_REC_FORK && r->h.type != QT_REC_EXEC && r->h.type != QT_REC_RENAME &&
 	    r->h.type != QT_REC_EXIT)
 		return 0;
-	if (reserve((void **)&t->rec, &t->rcap, t->nrec + 1, sizeof(*t->rec)))
+	if (grow_array((void **)&t->rec, &t->rcap, t->nrec + 1, sizeof(*t->rec)))
 		return -ENOMEM;
 	/* Records come nearly in order: insert from the back. */
 	for (i = t->nrec; i > 0 && t->rec[i - 1].h.ts > r->h.ts; i--)

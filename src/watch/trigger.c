@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "trigger.h"
 
 struct trigger {
@@ -35,28 +36,11 @@ void trigger__free(struct trigger *t)
 	free(t);
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = realloc(*v, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 static int log_break(struct trigger *t, const struct trig_break *b)
 {
 	size_t i;
 
-	if (grow((void **)&t->log, &t->lcap, t->nlog + 1, sizeof(*t->log)))
+	if (grow_array((void **)&t->log, &t->lcap, t->nlog + 1, sizeof(*t->log)))
 		return -ENOMEM;
 	for (i = t->nlog; i > 0 && t->log[i - 1].at_ns > b->at_ns; i--)
 		;
@@ -68,7 +52,7 @@ static int log_break(struct trigger *t, const struct trig_break *b)
 
 static int open_window(struct trigger *t, const struct trig_window *w)
 {
-	if (grow((void **)&t->q, &t->qcap, t->nq + 1, sizeof(*t->q)))
+	if (grow_array((void **)&t->q, &t->qcap, t->nq + 1, sizeof(*t->q)))
 		return -ENOMEM;
 	t->q[t->nq++] = *w;
 	return 0;

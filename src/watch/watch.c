@@ -2,7 +2,6 @@
 /* The flight recorder's detector and windows; see src/watch/watch.h. */
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,46 +22,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * NS + ts.tv_nsec;
-}
-
-void watch_say(struct watch *w, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		return;
-	pthread_mutex_lock(&w->mlock);
-	if (w->nmsgs == w->mcap) {
-		size_t cap = w->mcap ? w->mcap * 2 : 16;
-		char **m = realloc(w->msgs, cap * sizeof(*m));
-
-		if (!m) {
-			pthread_mutex_unlock(&w->mlock);
-			free(s);
-			return;
-		}
-		w->msgs = m;
-		w->mcap = cap;
-	}
-	w->msgs[w->nmsgs++] = s;
-	pthread_mutex_unlock(&w->mlock);
-}
-
-void watch__say_to(struct watch *w, FILE *f)
-{
-	pthread_mutex_lock(&w->mlock);
-	for (size_t i = 0; i < w->nmsgs; i++) {
-		fprintf(f, "%s\n", w->msgs[i]);
-		free(w->msgs[i]);
-	}
-	w->nmsgs = 0;
-	pthread_mutex_unlock(&w->mlock);
-	fflush(f);
 }
 
 int watch__new(const struct watch_opts *o, struct watch **out)

@@ -9,6 +9,9 @@
 #include "judge.h"
 #include "lib/log.h"
 
+/* An actor is judged at most this often for its follower's flags. */
+#define JUDGE_GAP (NS / 2)
+
 static uint64_t settle_ns(const struct watched *x)
 {
 	/* The clustering looks two invocations ahead; a completion break needs the next one. */
@@ -19,18 +22,30 @@ static uint64_t settle_ns(const struct watched *x)
 
 static void feed(struct watch *w, struct watched *x, uint64_t until)
 {
-	size_t n;
+	size_t n, lo = 0, hi;
 	const union qt_record *r = history__of(w->hist, x->a.tid, &n);
 	uint64_t last = x->fed_until;
 
-	for (size_t i = 0; i < n && r[i].h.ts <= until; i++) {
-		uint64_t flag;
+	/* The first record not fed yet: the history is sorted. */
+	for (hi = n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (r[i].h.ts <= x->fed_until)
-			continue;
-		flag = follow__feed(&x->f, &r[i]);
+		if (r[mid].h.ts <= x->fed_until)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < n && r[i].h.ts <= until; i++) {
+		uint64_t flag = follow__feed(&x->f, &r[i]);
+
+		/*
+		 * A judgement reads the thread's whole last seconds: flags
+		 * that follow within JUDGE_GAP wait for one together (a
+		 * thread of a 100 us period flags every few invocations).
+		 */
 		if (flag && !x->judge_at)
-			x->judge_at = flag + settle_ns(x);
+			x->judge_at = flag + settle_ns(x) > x->last_judged + JUDGE_GAP ? flag + settle_ns(x) :
+				      x->last_judged + JUDGE_GAP;
 		if (r[i].h.type == QT_REC_EXIT && r[i].task.tid == x->a.tid)
 			x->gone = true;
 		last = r[i].h.ts;
@@ -78,6 +93,8 @@ static bool judge_in_of(struct watch *w, const struct watched *x, uint64_t from,
 	*in = (struct judge_in){
 		.spec = x->a.spec, .tid = x->a.tid, .tgid = x->a.tgid, .comm = x->a.comm, .arch = w->arch,
 		.ncpus = w->ncpus, .from = from, .to = to, .late_ns = w->o.late_ns,
+		.syscall = x->a.kind == ACTOR_SYSCALL, .nr = x->a.rule.nr, .has_arg0 = x->a.rule.has_arg0,
+		.arg0 = x->a.rule.arg0,
 	};
 	in->recs = history__of(w->hist, x->a.tid, &in->nrecs);
 	in->losses = history__losses(w->hist, &in->nlosses);
@@ -93,8 +110,12 @@ static void judge_span(struct watch *w, struct watched *x, uint64_t to, uint64_t
 	struct judge_in in;
 	struct judge_out jo;
 
-	if (!judge_in_of(w, x, to > w->hist_ns ? to - w->hist_ns : 0, to, &in) || judge_actor(&in, &jo))
+	/* A thread that did not run there has nothing to decide there. */
+	if (!judge_in_of(w, x, to > w->hist_ns ? to - w->hist_ns : 0, to, &in) || judge_actor(&in, &jo)) {
+		if (limit > x->judged_until)
+			x->judged_until = limit;
 		return;
+	}
 	for (size_t k = 0; k < jo.nbreaks && jo.periodic; k++) {
 		const struct judge_break *b = &jo.breaks[k];
 		const char *why = left_why(w, x, &jo, b, limit);

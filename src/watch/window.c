@@ -315,14 +315,22 @@ int window_write(const struct window_in *in, const struct window_plan *p, struct
 		int ce = tf_writer__close(tw);
 
 		e = e ? e : ce;
+		/* The head and the tail come beside the blocks: the bound holds on the whole file. */
+		if (!e && stat(tmp, &st))
+			e = -errno;
+		if (!e && (uint64_t)st.st_size > in->max_bytes)
+			e = -EFBIG;
 		if (!e && rename(tmp, out->path))
 			e = -errno;
-		if (!e && !stat(out->path, &st))
+		if (!e)
 			out->bytes = st.st_size;
 		if (e)
 			unlink(tmp);
 	}
-	if (e == -ESTALE)
+	if (e == -EFBIG)
+		snprintf(err, errlen, "the window would take %llu bytes, more than --max-disk leaves",
+			 (unsigned long long)st.st_size);
+	else if (e == -ESTALE)
 		snprintf(err, errlen, "%s: the memory dropped part of the window while it was written (raise --memory)",
 			 name);
 	else if (e)

@@ -71,9 +71,9 @@ int window_plan(struct ring *r, uint64_t from, uint64_t to, struct window_plan *
 
 /*
  * Writes the window of plan p: 0, or a negative errno with a message in
- * err (-EFBIG: larger than max_bytes, nothing written; -ESTALE: the ring
- * dropped a block meanwhile; -ENOSPC and the others: nothing left
- * behind).
+ * err (-EFBIG: the file would be larger than max_bytes; -ESTALE: the
+ * ring dropped a block meanwhile; -ENOSPC and the others), nothing left
+ * behind.
  */
 int window_write(const struct window_in *in, const struct window_plan *p, struct window_out *out, char *err,
 		 size_t errlen);

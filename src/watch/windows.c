@@ -98,7 +98,7 @@ static void write_window(struct watch *w, const struct trig_window *asked)
 	struct window_in in = {
 		.dir = w->o.dir, .number = w->next_number, .ring = w->ring, .meta = &w->meta,
 		.cmdline = w->o.cmdline, .threads = w->threads, .w = &win, .actors = w->actor_specs,
-		.late_ns = w->o.late_ns, .max_bytes = w->o.max_disk ? w->o.max_disk - w->bytes : UINT64_MAX,
+		.late_ns = w->o.late_ns, .max_bytes = !w->o.max_disk ? UINT64_MAX : w->o.max_disk > w->bytes ? w->o.max_disk - w->bytes : 0,
 	};
 	struct trig_break *breaks = NULL;
 	struct window_plan p;

@@ -53,7 +53,7 @@ Test(status, the_alert_line)
 Test(status, status_and_summary)
 {
 	struct watch_counts c = { .elapsed_ns = 3725000000000ull, .events_per_s = 41200, .actors = 3, .actors_ever = 4,
-				  .breaks = 17, .files = 12, .bytes = 48200000, .lost = 0 };
+				  .breaks = 17, .files = 12, .bytes = 48200000, .lost = 0, .events = 153000000 };
 	char b[256], *out = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -66,8 +66,8 @@ Test(status, status_and_summary)
 	f = open_memstream(&out, &len);
 	status_summary(f, &c, "drops", "interrupted (SIGINT)");
 	fclose(f);
-	cr_assert(strstr(out, "watched 1.03 h (4 actors): 17 major breaks, 12 windows written to drops (48.2 MB); "
-			      "no events lost\n"), "%s", out);
+	cr_assert(strstr(out, "watched 1.03 h (4 actors, 153.00M events): 17 major breaks, 12 windows written to drops "
+			      "(48.2 MB); no events lost\n"), "%s", out);
 	cr_assert(strstr(out, "stopped: interrupted (SIGINT)"), "%s", out);
 	free(out);
 }

@@ -65,6 +65,7 @@ struct outcome {
 	char base[256];
 	int files, report_breaks, online, on_window;
 	char names[MAX_WINDOWS][256];
+	unsigned long long bytes;	/* of the windows written */
 };
 
 /* Both ways, on one window: the report's major breaks are the listed ones. */
@@ -126,20 +127,23 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-/* Replays c as a recording into a fresh directory; every window checked. */
-static void replay(struct sw_cfg *c, const char *const *specs, size_t nspecs, int64_t late, struct outcome *o,
-		   char *dir_out)
+/* replay() within --max-files and --max-disk (0: no limit); what watch said in *said (free it) when given. */
+static void replay_bounded(struct sw_cfg *c, const char *const *specs, size_t nspecs, int64_t late,
+			   unsigned int max_files, uint64_t max_disk, char **said, struct outcome *o, char *dir_out)
 {
 	char *dir = tu_tmpdir(), path[512];
 	struct watch_opts wo = {
 		.before_ns = 4 * S, .after_ns = 1 * S, .late_ns = late, .memory = 64u << 20, .specs = specs,
-		.nspecs = nspecs, .cmdline = "test", .zlevel = 1, .lag_ns = S,
+		.nspecs = nspecs, .cmdline = "test", .zlevel = 1, .lag_ns = S, .max_files = max_files,
+		.max_disk = max_disk,
 	};
 	struct trace *t = sw_run(c);
 	struct watch *w;
 	struct dirent *e;
 	DIR *d;
-	FILE *out = fopen("/dev/null", "w");
+	size_t said_len = 0;
+	char *said_buf = NULL;
+	FILE *out = said ? open_memstream(&said_buf, &said_len) : fopen("/dev/null", "w");
 
 	snprintf(path, sizeof(path), "%s/rec.qtrace", dir);
 	sw_save(t, path, 64 << 10);
@@ -151,11 +155,14 @@ static void replay(struct sw_cfg *c, const char *const *specs, size_t nspecs, in
 	cr_assert_eq(watch_replay(w, path, out), 0);
 	watch__free(w);
 	fclose(out);
+	if (said)
+		*said = said_buf;
 	memset(o, 0, sizeof(*o));
 	snprintf(o->base, sizeof(o->base), "%s", dir);
 	d = opendir(dir_out);
 	while ((e = readdir(d))) {
 		char f[600];
+		struct stat st;
 
 		if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 			cr_assert_fail("%s left behind", e->d_name);
@@ -163,12 +170,21 @@ static void replay(struct sw_cfg *c, const char *const *specs, size_t nspecs, in
 			continue;
 		snprintf(f, sizeof(f), "%s/%s", dir_out, e->d_name);
 		check_window(f, o);
+		cr_assert_eq(stat(f, &st), 0);
+		o->bytes += (unsigned long long)st.st_size;
 		cr_assert_lt(o->files, MAX_WINDOWS);
 		snprintf(o->names[o->files++], sizeof(o->names[0]), "%s", e->d_name);
 	}
 	closedir(d);
 	qsort(o->names, o->files, sizeof(o->names[0]), cmp_str);
 	free(dir);
+}
+
+/* Replays c as a recording into a fresh directory; every window checked. */
+static void replay(struct sw_cfg *c, const char *const *specs, size_t nspecs, int64_t late, struct outcome *o,
+		   char *dir_out)
+{
+	replay_bounded(c, specs, nspecs, late, 0, 0, NULL, o, dir_out);
 }
 
 static struct sw_cfg disturbed(unsigned long long seed, int n, uint64_t every)
@@ -244,4 +260,41 @@ Test(watch, agreement_on_random_machines, .timeout = 300)
 	}
 	cr_log_info("%d windows, %d breaks, %d of them found online", files, breaks, online);
 	cr_assert_gt(files, 6);
+}
+
+/*
+ * --max-files and --max-disk: windows up to the bound, then a message that
+ * it stops writing, the breaks still counted; the files written are the
+ * first ones, each whole, within the bound.
+ */
+Test(watch, max_files_and_max_disk_stop_the_writing, .timeout = 200)
+{
+	char dir[256], *said;
+	struct outcome all, o;
+	struct sw_cfg c = disturbed(1, 5, 4 * S);
+
+	log_level = LOG_QUIET;
+	replay(&c, NULL, 0, 0, &all, dir);
+	cr_assert_eq(all.files, 5);
+	tu_rmdir(all.base);
+
+	replay_bounded(&c, NULL, 0, 0, 2, 0, &said, &o, dir);
+	cr_assert_eq(o.files, 2, "--max-files 2: %d files", o.files);
+	cr_assert_str_eq(o.names[0], all.names[0]);
+	cr_assert_str_eq(o.names[1], all.names[1]);
+	cr_assert(strstr(said, "stops writing windows: --max-files 2 reached"), "%s", said);
+	cr_assert(strstr(said, "(not written: --max-files 2 reached)"), "the breaks after it are told: %s", said);
+	free(said);
+	tu_rmdir(o.base);
+
+	/* room for two and a half windows of this size */
+	replay_bounded(&c, NULL, 0, 0, 0, all.bytes / 2, &said, &o, dir);
+	cr_assert_geq(o.files, 1, "%s", said);
+	cr_assert_lt(o.files, 5, "%s", said);
+	cr_assert_leq(o.bytes, all.bytes / 2, "--max-disk %llu: %llu bytes written", all.bytes / 2, o.bytes);
+	for (int i = 0; i < o.files; i++)
+		cr_assert_str_eq(o.names[i], all.names[i]);
+	cr_assert(strstr(said, "stops writing windows: --max-disk reached"), "%s", said);
+	free(said);
+	tu_rmdir(o.base);
 }
