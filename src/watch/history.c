@@ -95,7 +95,7 @@ static int push(struct recs *r, const union qt_record *x)
 	return 0;
 }
 
-static int cmp_rec(const void *a, const void *b)
+int history_cmp_records(const void *a, const void *b)
 {
 	const union qt_record *x = a, *y = b;
 
@@ -126,10 +126,10 @@ static void settle(struct recs *r)
 			min_new = r->v[i].h.ts;
 	while (from > 0 && r->v[from - 1].h.ts >= min_new)
 		from--;
-	qsort(r->v + from, r->n - from, sizeof(*r->v), cmp_rec);
+	qsort(r->v + from, r->n - from, sizeof(*r->v), history_cmp_records);
 	w = from ? from : 1;
 	for (size_t i = w; i < r->n; i++)
-		if (cmp_rec(&r->v[i], &r->v[w - 1]))
+		if (history_cmp_records(&r->v[i], &r->v[w - 1]))
 			r->v[w++] = r->v[i];
 	r->n = r->n ? w : 0;
 	r->sorted = r->n;

@@ -22,6 +22,13 @@
 
 struct history;
 
+/*
+ * The order a thread's records are kept in (a qsort comparator over union
+ * qt_record): by time, then type, then CPU, then their bytes, so that two
+ * copies of one record are equal and every other pair is not.
+ */
+int history_cmp_records(const void *a, const void *b);
+
 struct history *history__new(size_t max_records);
 void history__free(struct history *h);
 

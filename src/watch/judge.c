@@ -82,8 +82,7 @@ static bool has_calls(const struct judge_in *in)
 	return false;
 }
 
-static int take_actor(const struct actor *a, const struct timeline *tl, const struct judge_in *in,
-		      struct judge_out *out)
+int judge_out_of(const struct actor *a, struct judge_out *out)
 {
 	out->studied = true;
 	out->periodic = a->st.periodic;
@@ -103,8 +102,17 @@ static int take_actor(const struct actor *a, const struct timeline *tl, const st
 		};
 	}
 	out->nbreaks = a->nbreaks;
-	out->have_rule = !follow_rule_learn(a, tl, watch_cut_ns(a->st.period_ns, in->late_ns), &out->rule);
 	return 0;
+}
+
+static int take_actor(const struct actor *a, const struct timeline *tl, const struct judge_in *in,
+		      struct judge_out *out)
+{
+	int err = judge_out_of(a, out);
+
+	if (!err)
+		out->have_rule = !follow_rule_learn(a, tl, watch_cut_ns(a->st.period_ns, in->late_ns), &out->rule);
+	return err;
 }
 
 int judge_actor(const struct judge_in *in, struct judge_out *out)

@@ -71,6 +71,13 @@ struct judge_out {
 int judge_actor(const struct judge_in *in, struct judge_out *out);
 void judge_out_free(struct judge_out *out);
 
+/*
+ * What the actors' stage found of a, as a judgement (without its rule):
+ * the tests compare the judge's view of one thread with the stage's on
+ * the whole trace through it. 0 or -ENOMEM.
+ */
+int judge_out_of(const struct actor *a, struct judge_out *out);
+
 /* The time that names a break: its late invocation's start. */
 static inline int64_t judge_break_time(int64_t start_ns, int64_t end_ns, bool completion)
 {

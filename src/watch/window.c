@@ -297,7 +297,7 @@ int window_write(const struct window_in *in, const struct window_plan *p, struct
 	if (p->bytes > in->max_bytes) {
 		snprintf(err, errlen, "the window would take %llu bytes, more than --max-disk leaves",
 			 (unsigned long long)p->bytes);
-		return -EFBIG;
+		return -EDQUOT;
 	}
 	window_name(name, sizeof(name), in->number, in->w->manual ? NULL : in->w->first.comm,
 		    in->w->manual ? 0 : in->w->worst_ns);
@@ -319,7 +319,7 @@ int window_write(const struct window_in *in, const struct window_plan *p, struct
 		if (!e && stat(tmp, &st))
 			e = -errno;
 		if (!e && (uint64_t)st.st_size > in->max_bytes)
-			e = -EFBIG;
+			e = -EDQUOT;
 		if (!e && rename(tmp, out->path))
 			e = -errno;
 		if (!e)
@@ -327,7 +327,7 @@ int window_write(const struct window_in *in, const struct window_plan *p, struct
 		if (e)
 			unlink(tmp);
 	}
-	if (e == -EFBIG)
+	if (e == -EDQUOT)
 		snprintf(err, errlen, "the window would take %llu bytes, more than --max-disk leaves",
 			 (unsigned long long)st.st_size);
 	else if (e == -ESTALE)

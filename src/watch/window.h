@@ -51,7 +51,7 @@ struct window_in {
 	size_t nbreaks;
 	const char *actors;		/* the actors watched, as --actor specs separated by spaces */
 	int64_t late_ns;		/* --late, 0: a tenth of the period */
-	uint64_t max_bytes;		/* refuse (-EFBIG) a window that would be larger */
+	uint64_t max_bytes;		/* refuse (-EDQUOT) a window that would be larger */
 };
 
 struct window_out {
@@ -71,9 +71,9 @@ int window_plan(struct ring *r, uint64_t from, uint64_t to, struct window_plan *
 
 /*
  * Writes the window of plan p: 0, or a negative errno with a message in
- * err (-EFBIG: the file would be larger than max_bytes; -ESTALE: the
- * ring dropped a block meanwhile; -ENOSPC and the others), nothing left
- * behind.
+ * err (-EDQUOT: the file would be larger than max_bytes, --max-disk's
+ * room; -ESTALE: the ring dropped a block meanwhile; -EFBIG, -ENOSPC and
+ * the others: the file system refused), nothing left behind.
  */
 int window_write(const struct window_in *in, const struct window_plan *p, struct window_out *out, char *err,
 		 size_t errlen);

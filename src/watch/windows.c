@@ -68,7 +68,7 @@ static bool lead(const struct watch *w, struct trig_window *win, const struct tr
 static void not_written(struct watch *w, const struct trig_window *win, const char *why, int e, const char *err)
 {
 	w->not_written++;
-	if (e == -EFBIG) {
+	if (e == -EDQUOT) {
 		stop_writing(w, "--max-disk reached");
 		why = "--max-disk reached";
 	}
@@ -131,7 +131,7 @@ static void write_window(struct watch *w, const struct trig_window *asked)
 	e = window_write(&in, &p, &out, err, sizeof(err));
 	free(breaks);
 	if (e) {
-		not_written(w, &win, e == -ENOSPC ? "the disk is full" : "write error", e, e == -EFBIG ? NULL : err);
+		not_written(w, &win, e == -ENOSPC ? "the disk is full" : "write error", e, e == -EDQUOT ? NULL : err);
 		return;
 	}
 	w->next_number++;

@@ -36,19 +36,6 @@ static union qt_record sc(uint64_t ts, uint32_t tid, uint32_t nr)
 	return r;
 }
 
-static int by_time(const void *a, const void *b)
-{
-	const union qt_record *x = a, *y = b;
-
-	if (x->h.ts != y->h.ts)
-		return x->h.ts < y->h.ts ? -1 : 1;
-	if (x->h.type != y->h.type)
-		return x->h.type < y->h.type ? -1 : 1;
-	if (x->h.cpu != y->h.cpu)
-		return x->h.cpu < y->h.cpu ? -1 : 1;
-	return memcmp(x, y, sizeof(*x));
-}
-
 Test(history, sorted_once_whatever_the_arrival)
 {
 	unsigned long long seed = 3;
@@ -84,12 +71,12 @@ Test(history, sorted_once_whatever_the_arrival)
 		if ((all[i].h.type == QT_REC_SWITCH && (all[i].sw.prev_tid == 10 || all[i].sw.next_tid == 10)) ||
 		    (all[i].h.type == QT_REC_SYSCALL && all[i].sc.tid == 10))
 			ref[nref++] = all[i];
-	qsort(ref, nref, sizeof(*ref), by_time);
+	qsort(ref, nref, sizeof(*ref), history_cmp_records);
 	{
 		size_t w = 1;
 
 		for (size_t i = 1; i < nref; i++)
-			if (by_time(&ref[i], &ref[w - 1]))
+			if (history_cmp_records(&ref[i], &ref[w - 1]))
 				ref[w++] = ref[i];
 		nref = w;
 	}

@@ -33,21 +33,7 @@ static void report_actor(const struct timeline *tl, uint32_t tid, struct judge_o
 	cr_assert_eq(ar->n, 1);
 	a = &ar->v[0];
 	memset(out, 0, sizeof(*out));
-	out->studied = true;
-	out->periodic = a->st.periodic;
-	out->period_ns = a->st.period_ns;
-	out->ninv = a->ninv;
-	out->nbreaks = a->nbreaks;
-	out->breaks = calloc(a->nbreaks + 1, sizeof(*out->breaks));
-	for (size_t k = 0; k < a->nbreaks; k++) {
-		const struct actor_break *b = &a->breaks[k];
-
-		out->breaks[k] = (struct judge_break){
-			.late_ns = judge_break_time(b->start_ns, b->end_ns, b->kind == BREAK_COMPLETION),
-			.start_ns = b->start_ns, .end_ns = b->end_ns, .lateness_ns = b->lateness_ns,
-			.kind = b->kind, .data_missing = b->data_missing,
-		};
-	}
+	cr_assert_eq(judge_out_of(a, out), 0);
 	actors__free(ar);
 }
 

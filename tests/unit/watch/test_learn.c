@@ -10,6 +10,7 @@
 
 #include "lib/log.h"
 #include "synth_watch.h"
+#include "watch_ring_fx.h"
 #include "testutil.h"
 #include "watch/history.h"
 #include "watch/learn.h"
@@ -18,55 +19,13 @@
 #include "watch/tap.h"
 #include "watch/threads.h"
 
-struct fx {
-	char *dir;
-	struct ring *ring;
-	struct tap *tap;
-	struct sink *sink;
-	struct threads *th;
-	struct tf_kv meta;
-	struct trace *t;
-};
-
 /* A 6 s simulated recording, its blocks in a ring. */
-static void setup(struct fx *f)
+static void setup(struct watch_ring_fx *f)
 {
-	struct sw_cfg c = sw_default(4);
-	struct tf_thread *th;
-	char path[512];
-	uint64_t ts;
-	size_t n;
-
-	log_level = LOG_QUIET;
-	memset(f, 0, sizeof(*f));
-	c.len = 6000000000ull;
-	f->dir = tu_tmpdir();
-	snprintf(path, sizeof(path), "%s/rec.qtrace", f->dir);
-	f->t = sw_run(&c);
-	sw_save(f->t, path, 16 << 10);
-	f->ring = ring__new(64u << 20);
-	f->tap = tap__new(1024);
-	f->sink = sink__new(f->ring, f->tap, 1);
-	sw_fill(path, sink__writer(f->sink));
-	cr_assert(sink__started(f->sink, &f->meta, &th, &n, &ts));
-	f->th = threads__new();
-	threads__set(f->th, th, n, ts);
-	free(th);
+	watch_ring_fx_open(f, 4, 6000000000ull, 64u << 20);
 }
 
-static void teardown(struct fx *f)
-{
-	trace__free(f->t);
-	threads__free(f->th);
-	sink__free(f->sink);
-	tap__free(f->tap);
-	ring__free(f->ring);
-	tf_kv_free(&f->meta);
-	tu_rmdir(f->dir);
-	free(f->dir);
-}
-
-static struct learn_in input(struct fx *f, const char *const *specs, size_t n)
+static struct learn_in input(struct watch_ring_fx *f, const char *const *specs, size_t n)
 {
 	struct ring_stats st;
 
@@ -85,7 +44,7 @@ static const struct learnt_actor *named(const struct learnt *l, const char *comm
 
 Test(learn, the_actors_report_studies)
 {
-	struct fx f;
+	struct watch_ring_fx f;
 	struct learn_in in;
 	struct learnt l;
 	struct trace *t;
@@ -107,13 +66,13 @@ Test(learn, the_actors_report_studies)
 	cr_assert_eq(l.events, f.t->nsw + f.t->nsc + f.t->nlost + f.t->ntask);
 	trace__free(t);
 	learnt_free(&l);
-	teardown(&f);
+	watch_ring_fx_close(&f);
 }
 
 Test(learn, specs_that_name_no_thread_wait)
 {
 	static const char *const one[] = { "stage1", "no-such-thread" }, *const none[] = { "no-such-thread" };
-	struct fx f;
+	struct watch_ring_fx f;
 	struct learn_in in;
 	struct learnt l;
 	struct trace *t;
@@ -129,12 +88,12 @@ Test(learn, specs_that_name_no_thread_wait)
 	in = input(&f, none, 1);
 	cr_assert_eq(learn_from_ring(&in, &l, &t), -ENODATA);
 	cr_assert_null(t);
-	teardown(&f);
+	watch_ring_fx_close(&f);
 }
 
 Test(learn, reads_at_most_about_max_events)
 {
-	struct fx f;
+	struct watch_ring_fx f;
 	struct learn_in in;
 	struct learnt l;
 	struct trace *t;
@@ -150,12 +109,12 @@ Test(learn, reads_at_most_about_max_events)
 	cr_assert_lt(l.events, f.t->nsw + f.t->nsc);
 	trace__free(t);
 	learnt_free(&l);
-	teardown(&f);
+	watch_ring_fx_close(&f);
 }
 
 Test(learn, catch_up_reads_every_block_once)
 {
-	struct fx f;
+	struct watch_ring_fx f;
 	struct history *h = history__new(1 << 22);
 	struct ring_stats st;
 	size_t n, want = 0;
@@ -173,5 +132,5 @@ Test(learn, catch_up_reads_every_block_once)
 	history__of(h, 1002, &n);
 	cr_assert_eq(n, want);
 	history__free(h);
-	teardown(&f);
+	watch_ring_fx_close(&f);
 }

@@ -14,6 +14,7 @@
 
 #include "lib/log.h"
 #include "synth_watch.h"
+#include "watch_ring_fx.h"
 #include "testutil.h"
 #include "tfutil.h"
 #include "watch/ring.h"
@@ -66,69 +67,32 @@ Test(window, clean_numbers_after_the_windows_and_removes_parts)
 }
 
 struct fx {
-	char *dir;
-	struct ring *ring;
-	struct tap *tap;
-	struct sink *sink;
-	struct threads *th;
-	struct tf_kv meta;
-	struct trace *t;
+	struct watch_ring_fx r;
 	union qt_record losses[4];
 };
 
 static void setup(struct fx *f, size_t budget)
 {
-	struct sw_cfg c = sw_default(6);
-	struct tf_thread *th;
-	char path[512];
-	uint64_t ts;
-	size_t n;
-
-	log_level = LOG_QUIET;
 	memset(f, 0, sizeof(*f));
-	c.len = 8 * S;
-	f->dir = tu_tmpdir();
-	snprintf(path, sizeof(path), "%s/rec.qtrace", f->dir);
-	f->t = sw_run(&c);
-	sw_save(f->t, path, 16 << 10);
-	f->ring = ring__new(budget);
-	f->tap = tap__new(1024);
-	f->sink = sink__new(f->ring, f->tap, 1);
-	sw_fill(path, sink__writer(f->sink));
-	cr_assert(sink__started(f->sink, &f->meta, &th, &n, &ts));
-	f->th = threads__new();
-	threads__set(f->th, th, n, ts);
-	free(th);
+	watch_ring_fx_open(&f->r, 6, 8 * S, budget);
 	/* a loss inside the windows asked below, one before, one on CPU 1 */
 	for (int i = 0; i < 3; i++) {
 		struct qt_lost *l = &f->losses[i].lost;
 
 		l->h.type = QT_REC_LOST;
 		l->h.cpu = i == 2;
-		l->first_ts = c.start + (i == 1 ? S / 2 : 5 * S + i);
+		l->first_ts = f->r.c.start + (i == 1 ? S / 2 : 5 * S + i);
 		l->last_ts = l->first_ts + 1000;
 		l->h.ts = l->last_ts + 1;
 		l->count = 10 + i;
 	}
 }
 
-static void teardown(struct fx *f)
-{
-	trace__free(f->t);
-	threads__free(f->th);
-	sink__free(f->sink);
-	tap__free(f->tap);
-	ring__free(f->ring);
-	tf_kv_free(&f->meta);
-	tu_rmdir(f->dir);
-	free(f->dir);
-}
-
 static struct window_in input(struct fx *f, const struct trig_window *w, const struct trig_break *b, size_t nb)
 {
 	return (struct window_in){
-		.dir = f->dir, .number = 9, .ring = f->ring, .meta = &f->meta, .cmdline = "qostrace watch -o d",
-		.threads = f->th, .losses = f->losses, .nlosses = 3, .w = w, .breaks = b, .nbreaks = nb,
+		.dir = f->r.dir, .number = 9, .ring = f->r.ring, .meta = &f->r.meta, .cmdline = "qostrace watch -o d",
+		.threads = f->r.th, .losses = f->losses, .nlosses = 3, .w = w, .breaks = b, .nbreaks = nb,
 		.actors = "tid:1001 tid:1002", .max_bytes = UINT64_MAX,
 	};
 }
@@ -150,7 +114,7 @@ Test(window, a_normal_trace_file_of_the_ring_blocks)
 
 	setup(&f, 64u << 20);
 	in = input(&f, &w, &b, 1);
-	cr_assert_eq(window_plan(f.ring, w.from, w.to, &p), 0);
+	cr_assert_eq(window_plan(f.r.ring, w.from, w.to, &p), 0);
 	cr_assert_leq(p.first_ts, w.from);
 	cr_assert_geq(p.last_ts, w.to);
 	cr_assert_eq(p.cut_ns, 0);
@@ -170,7 +134,7 @@ Test(window, a_normal_trace_file_of_the_ring_blocks)
 	cr_assert_eq(t->start_ns, p.first_ts);
 	cr_assert_eq(t->lost_events, 10 + 12, "the losses inside it, not the one before");
 	cr_assert_str_eq(tf_kv_get(&t->end, TF_END_LOST_CPU), "10,12");
-	cr_assert_eq(t->nthreads_start, f.t->nthreads_start, "as of its start, all alive");
+	cr_assert_eq(t->nthreads_start, f.r.t->nthreads_start, "as of its start, all alive");
 	/* its EVENTS blocks are the ring's, byte for byte */
 	tfu_read(out.path, &file);
 	for (size_t i = 0, seq = p.first_seq; i < file.n; i++) {
@@ -178,7 +142,7 @@ Test(window, a_normal_trace_file_of_the_ring_blocks)
 
 		if (file.b[i].type != TF_BLK_EVENTS)
 			continue;
-		cr_assert_eq(ring__copy(f.ring, seq++, &c), 1);
+		cr_assert_eq(ring__copy(f.r.ring, seq++, &c), 1);
 		cr_assert_eq(file.b[i].count, c.pk.count);
 		events += c.pk.count;
 		ring_copy_free(&c);
@@ -186,7 +150,7 @@ Test(window, a_normal_trace_file_of_the_ring_blocks)
 	cr_assert_eq(events, t->events + t->by_type[QT_REC_STATS]);
 	tfu_free(&file);
 	trace__free(t);
-	teardown(&f);
+	watch_ring_fx_close(&f.r);
 }
 
 Test(window, what_the_memory_no_longer_holds_is_said)
@@ -197,13 +161,13 @@ Test(window, what_the_memory_no_longer_holds_is_said)
 	struct ring_stats st;
 
 	setup(&f, 24 << 10);	/* the ring holds the last second or so only */
-	ring__stats(f.ring, &st);
+	ring__stats(f.r.ring, &st);
 	cr_assert_gt(st.pushed_out, 0);
-	cr_assert_eq(window_plan(f.ring, w.from, w.to, &p), 0);
+	cr_assert_eq(window_plan(f.r.ring, w.from, w.to, &p), 0);
 	cr_assert_gt(p.cut_ns, 0);
 	cr_assert_eq(p.first_ts, w.from + p.cut_ns);
-	cr_assert_eq(window_plan(f.ring, 0, S / 2, &p), 0, "the oldest block held covers what is before it");
-	teardown(&f);
+	cr_assert_eq(window_plan(f.r.ring, 0, S / 2, &p), 0, "the oldest block held covers what is before it");
+	watch_ring_fx_close(&f.r);
 }
 
 /* A write that fails midway (the file size limit: EFBIG) leaves neither the part nor the window. */
@@ -220,9 +184,9 @@ Test(window, a_failed_write_leaves_nothing)
 
 	setup(&f, 64u << 20);
 	in = input(&f, &w, NULL, 0);
-	cr_assert_eq(window_plan(f.ring, w.from, w.to, &p), 0);
+	cr_assert_eq(window_plan(f.r.ring, w.from, w.to, &p), 0);
 	in.max_bytes = p.bytes - 1;
-	cr_assert_eq(window_write(&in, &p, &out, err, sizeof(err)), -EFBIG, "--max-disk: refused before writing");
+	cr_assert_eq(window_write(&in, &p, &out, err, sizeof(err)), -EDQUOT, "--max-disk: refused before writing");
 	in.max_bytes = UINT64_MAX;
 	cr_assert_gt(p.bytes, 8192);
 	lim.rlim_cur = lim.rlim_max = p.bytes / 2;
@@ -233,7 +197,7 @@ Test(window, a_failed_write_leaves_nothing)
 	setrlimit(RLIMIT_FSIZE, &old);
 	cr_assert_eq(e, -EFBIG, "%d", e);
 	cr_assert(strstr(err, ".part"), "%s", err);
-	snprintf(cmd, sizeof(cmd), "test $(ls -A '%s' | grep -v rec.qtrace | wc -l) -eq 0", f.dir);
-	cr_assert_eq(system(cmd), 0, "nothing left in %s", f.dir);
-	teardown(&f);
+	snprintf(cmd, sizeof(cmd), "test $(ls -A '%s' | grep -v rec.qtrace | wc -l) -eq 0", f.r.dir);
+	cr_assert_eq(system(cmd), 0, "nothing left in %s", f.r.dir);
+	watch_ring_fx_close(&f.r);
 }
