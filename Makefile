@@ -124,7 +124,7 @@ LIB_DIRS  := lib stats file timeline actors critical patterns progress dataflow 
 LIB_SRCS  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS)) $(OUTPUT)/obj/gen/report/html_assets.o
 LIB       := $(OUTPUT)/libqostrace.a
-# The commands and the recorder (the demo's pipeline with them).
+# The commands and the recorder (the demo's pipeline and watch's flight recorder with them).
 # What drives the BPF objects (the backend*.c files include their skeletons).
 RECORDER_SRCS := $(wildcard src/record/recorder.c src/record/backend*.c src/record/evbuf.c)
 ifeq ($(NO_RECORDER),)
@@ -133,7 +133,7 @@ else
 RECORDER_OBJ := $(OUTPUT)/obj/record/recorder_none.o
 $(RECORDER_OBJ): CFLAGS += -DQOSTRACE_NO_RECORDER_WHY='"$(NO_RECORDER)"'
 endif
-CLI_SRCS  := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c src/demo/*.c)) \
+CLI_SRCS  := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c src/demo/*.c src/watch/*.c)) \
 	$(filter-out $(RECORDER_SRCS) src/record/recorder_none.c,$(wildcard src/record/*.c))
 CLI_OBJS  := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(CLI_SRCS)) $(RECORDER_OBJ)
 PROG      := $(OUTPUT)/qostrace

@@ -135,4 +135,11 @@ void actors__free(struct actors_result *r);
  */
 int actors__check_spec(const char *spec, char *msg, size_t len);
 
+/*
+ * Does spec name a thread that ran in tl ("auto" always does)? Checked
+ * without a message: watch waits for the threads it is told to watch
+ * before it studies them. A spec that does not parse names none.
+ */
+bool actors__spec_names(const char *spec, const struct timeline *tl);
+
 #endif

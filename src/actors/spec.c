@@ -132,3 +132,17 @@ bool spec_matches(const struct spec *sp, const struct tl_thread *th)
 		return false;
 	}
 }
+
+bool actors__spec_names(const char *spec, const struct timeline *tl)
+{
+	struct spec sp;
+
+	if (spec_parse(spec, &sp, NULL, 0))
+		return false;
+	if (sp.sel == SEL_AUTO)
+		return true;
+	for (uint32_t i = 0; i < tl->nthreads; i++)
+		if ((tl->threads[i].nrun || tl->threads[i].nsc) && spec_matches(&sp, &tl->threads[i]))
+			return true;
+	return false;
+}

@@ -12,26 +12,13 @@
 #include "file/codec.h"
 #include "lib/log.h"
 #include "lib/parse.h"
-#include "record/probe.h"
 #include "record/recorder.h"
-
-#define MAX_PIDS 256
-
-struct record_args {
-	struct recorder_opts o;
-	uint32_t pids[MAX_PIDS];
-	bool all;
-};
+#include "record_args.h"
 
 enum {
-	OPT_FORCE = 0x100,
-	OPT_BUFFER,
-	OPT_NO_SYSCALLS,
-	OPT_NO_IRQS,
+	OPT_FORCE = RECORD_ARGS_KEY_END,
 	OPT_POLL,
 	OPT_COMPRESS,
-	OPT_BACKEND,
-	OPT_BTF,
 };
 
 static const struct argp_option options[] = {
@@ -39,17 +26,17 @@ static const struct argp_option options[] = {
 	{ "pid", 'p', "PID[,PID...]", 0, "Attach to running processes (their system calls; scheduling is always system-wide)", 1 },
 	{ "all", 'a', NULL, 0, "Every thread is a target (system calls of all threads)", 1 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after this long (a number of seconds, or with a unit: 500ms, 2m)", 1 },
-	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "Do not record system calls", 1 },
-	{ "no-irqs", OPT_NO_IRQS, NULL, 0, "Do not record hard and soft IRQs", 1 },
+	{ "no-syscalls", RECORD_ARGS_NO_SYSCALLS, NULL, 0, "Do not record system calls", 1 },
+	{ "no-irqs", RECORD_ARGS_NO_IRQS, NULL, 0, "Do not record hard and soft IRQs", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "output", 'o', "FILE", 0, "Trace file to write (default qostrace.qtrace)", 2 },
 	{ "force", OPT_FORCE, NULL, 0, "Replace FILE if it exists", 2 },
 	{ "compress", OPT_COMPRESS, "LEVEL", 0, "zlib level 0-9 (default 1: fast; 0 stores)", 2 },
 	{ NULL, 0, NULL, 0, "Tuning:", 3 },
-	{ "buffer-size", OPT_BUFFER, "SIZE", 0, "Kernel buffer, a power of two (default 32M; a perf buffer gets its share per CPU)", 3 },
+	{ "buffer-size", RECORD_ARGS_BUFFER, "SIZE", 0, "Kernel buffer, a power of two (default 32M; a perf buffer gets its share per CPU)", 3 },
 	{ "poll", OPT_POLL, "MS", 0, "Drain the buffer every MS milliseconds (default 100)", 3 },
-	{ "backend", OPT_BACKEND, "PATH[,BUFFER]", 0, "How to attach: btf, core or tracefs; and/or where the records go: ringbuf or perfbuf (default: the best this kernel allows; see below)", 3 },
-	{ "btf", OPT_BTF, "FILE", 0, "This kernel's BTF from a file, for a kernel without /sys/kernel/btf/vmlinux (attach path core)", 3 },
+	{ "backend", RECORD_ARGS_BACKEND, "PATH[,BUFFER]", 0, "How to attach: btf, core or tracefs; and/or where the records go: ringbuf or perfbuf (default: the best this kernel allows; see below)", 3 },
+	{ "btf", RECORD_ARGS_BTF, "FILE", 0, "This kernel's BTF from a file, for a kernel without /sys/kernel/btf/vmlinux (attach path core)", 3 },
 	{ NULL, 0, NULL, 0, "Messages:", 4 },
 	{ "verbose", 'v', NULL, 0, "More messages (-vv debug, -vvv libbpf and verifier log)", 4 },
 	{ "quiet", 'q', NULL, 0, "Only errors: no status line, no summary", 4 },
@@ -97,9 +84,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_args *a = state->input;
 	uint64_t v;
-	size_t n;
 	int err;
 
+	if (record_args_parse(a, key, arg, state))
+		return 0;
 	switch (key) {
 	case 'o':
 		a->o.path = arg;
@@ -109,15 +97,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (err || !v)
 			argp_error(state, "-d '%s': expected a positive duration such as 30, 1.5s or 500ms", arg);
 		a->o.duration_ns = v;
-		break;
-	case 'p':
-		err = parse_u32_list(arg, a->pids + a->o.npids, MAX_PIDS - a->o.npids, &n);
-		if (err)
-			argp_error(state, "-p '%s': expected process ids separated by commas, e.g. -p 1234,5678", arg);
-		a->o.npids += n;
-		break;
-	case 'a':
-		a->all = true;
 		break;
 	case 'q':
 		log_level = LOG_QUIET;
@@ -130,12 +109,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FORCE:
 		a->o.force = true;
 		break;
-	case OPT_NO_SYSCALLS:
-		a->o.no_syscalls = true;
-		break;
-	case OPT_NO_IRQS:
-		a->o.no_irqs = true;
-		break;
 	case OPT_COMPRESS:
 		if (parse_u64(arg, 0, 9, &v))
 			argp_error(state, "--compress '%s': expected a zlib level from 0 to 9", arg);
@@ -146,61 +119,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--poll '%s': expected milliseconds from 1 to 10000", arg);
 		a->o.poll_ms = v;
 		break;
-	case OPT_BUFFER:
-		if (parse_size(arg, &v) || v < 4096 || v > (1ull << 31))
-			argp_error(state, "--buffer-size '%s': expected a size from 4K to 2G, e.g. 64M", arg);
-		if (v & (v - 1)) {
-			uint64_t p = 4096;
-
-			while (p < v)
-				p <<= 1;
-			log_warn("--buffer-size %s is not a power of two: using %lluK", arg,
-				 (unsigned long long)(p >> 10));
-			v = p;
-		}
-		a->o.ring_bytes = v;
-		break;
-	case OPT_BACKEND:
-		if (probe_parse_backend(arg, &a->o.backend, &a->o.buffer))
-			argp_error(state, "--backend '%s': expected btf, core or tracefs, and/or ringbuf or perfbuf, "
-				   "e.g. --backend tracefs,perfbuf", arg);
-		break;
-	case OPT_BTF:
-		a->o.btf_path = arg;
-		break;
-	case ARGP_KEY_ARG:
-		/* The command and all its arguments: they are not ours to parse. */
-		a->o.argv = &state->argv[state->next - 1];
-		state->next = state->argc;
-		break;
 	case ARGP_KEY_END:
-		if (!a->o.argv && !a->o.npids && !a->all)
-			argp_error(state, "nothing to record: give a command after --, -p PID, or -a");
-		if (a->o.npids && (a->o.argv || a->all))
-			argp_error(state, "-p does not go with -a or a command");
+		record_args_check(a, state, "record");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-/* The words of a NULL-terminated argv joined by spaces. */
-static char *join_args(char *const *argv)
-{
-	size_t len = 1;
-	char *s, *p;
-
-	for (int i = 0; argv[i]; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	p = s;
-	for (int i = 0; argv[i]; i++)
-		p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
-	*p = 0;
-	return s;
 }
 
 static void print_summary(const struct recorder_opts *o, const struct recorder_summary *s)
@@ -261,9 +186,8 @@ int cmd_record(int argc, char **argv, char *const *whole)
 	a.o.zlevel = 1;
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
 		return 2;
-	a.o.pids = a.pids;
-	a.o.mode = a.all ? REC_MODE_ALL : a.o.argv ? REC_MODE_COMMAND : REC_MODE_PIDS;
-	cmdline = join_args(whole);
+	record_args_finish(&a);
+	cmdline = record_args_cmdline(whole);
 	a.o.cmdline = cmdline;
 	err = recorder_run(&a.o, &sum);
 	free(cmdline);

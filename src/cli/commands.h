@@ -18,5 +18,6 @@ int cmd_dump(int argc, char **argv, char *const *whole);
 int cmd_report(int argc, char **argv, char *const *whole);
 int cmd_demo(int argc, char **argv, char *const *whole);
 int cmd_export(int argc, char **argv, char *const *whole);
+int cmd_watch(int argc, char **argv, char *const *whole);
 
 #endif

@@ -29,7 +29,7 @@ static void tune_malloc(const char *cmd)
 {
 	ssize_t zero = 0;
 
-	if (strcmp(cmd, "record") && strcmp(cmd, "__pipeline"))
+	if (strcmp(cmd, "record") && strcmp(cmd, "watch") && strcmp(cmd, "__pipeline"))
 		return;
 	mallctl("arena.0.dirty_decay_ms", NULL, NULL, &zero, sizeof(zero));
 	mallctl("arena.0.muzzy_decay_ms", NULL, NULL, &zero, sizeof(zero));
@@ -41,6 +41,7 @@ static void tune_malloc(const char *cmd) { (void)cmd; }
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "record a built-in disturbed pipeline and explain it (start here)" },
 	{ "record", cmd_record, "record scheduling, wakeups, IRQs and system calls with eBPF" },
+	{ "watch", cmd_watch, "watch for hours, keep the seconds around each period break (flight recorder)" },
 	{ "info", cmd_info, "what a trace file holds: header, duration, events, threads, losses" },
 	{ "dump", cmd_dump, "one event per line, for grep" },
 	{ "report", cmd_report, "analyse a trace (text, --json or --html)" },

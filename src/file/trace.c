@@ -126,10 +126,13 @@ static void vec_done(struct vec *v)
 	v->pf = NULL;
 }
 
-struct loader {
+/* What trace__load() fills, and a trace made in memory (trace.h). */
+struct trace_builder {
 	struct trace *t;
 	struct vec sw, wk, sc, irq, task, irqn, lost, raise;
 };
+
+#define loader trace_builder
 
 static void loader_done(struct loader *l)
 {
@@ -137,6 +140,22 @@ static void loader_done(struct loader *l)
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		vec_done(all[i]);
+}
+
+static void loader_init(struct loader *l, struct trace *t)
+{
+	t->ncpus = 1;
+	*l = (struct loader){
+		.t = t,
+		.sw = { (void **)&t->sw, &t->nsw, 0, sizeof(*t->sw) },
+		.wk = { (void **)&t->wk, &t->nwk, 0, sizeof(*t->wk) },
+		.sc = { (void **)&t->sc, &t->nsc, 0, sizeof(*t->sc) },
+		.irq = { (void **)&t->irq, &t->nirq, 0, sizeof(*t->irq) },
+		.task = { (void **)&t->task, &t->ntask, 0, sizeof(*t->task) },
+		.irqn = { (void **)&t->irqn, &t->nirqn, 0, sizeof(*t->irqn) },
+		.lost = { (void **)&t->lost, &t->nlost, 0, sizeof(*t->lost) },
+		.raise = { (void **)&t->raise, &t->nraise, 0, sizeof(*t->raise) },
+	};
 }
 
 static int add_record(struct loader *l, union qt_record *r)
@@ -304,18 +323,7 @@ int trace__load(const char *path, const struct trace_load_opts *opts, struct tra
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	t->ncpus = 1;
-	l = (struct loader){
-		.t = t,
-		.sw = { (void **)&t->sw, &t->nsw, 0, sizeof(*t->sw) },
-		.wk = { (void **)&t->wk, &t->nwk, 0, sizeof(*t->wk) },
-		.sc = { (void **)&t->sc, &t->nsc, 0, sizeof(*t->sc) },
-		.irq = { (void **)&t->irq, &t->nirq, 0, sizeof(*t->irq) },
-		.task = { (void **)&t->task, &t->ntask, 0, sizeof(*t->task) },
-		.irqn = { (void **)&t->irqn, &t->nirqn, 0, sizeof(*t->irqn) },
-		.lost = { (void **)&t->lost, &t->nlost, 0, sizeof(*t->lost) },
-		.raise = { (void **)&t->raise, &t->nraise, 0, sizeof(*t->raise) },
-	};
+	loader_init(&l, t);
 	e = tf_reader__open(path, &r, err, errlen);
 	if (e)
 		goto fail;
@@ -386,6 +394,75 @@ fail:
 	tf_reader__close(r);
 	trace__free(t);
 	return e;
+}
+
+/* ---- a trace made in memory ---- */
+
+struct trace_builder *trace_builder__new(const char *name)
+{
+	struct trace_builder *b = calloc(1, sizeof(*b));
+	struct trace *t = calloc(1, sizeof(*t));
+
+	if (!b || !t || !(t->path = strdup(name ? name : "(memory)"))) {
+		free(t);
+		free(b);
+		return NULL;
+	}
+	loader_init(b, t);
+	return b;
+}
+
+struct trace *trace_builder__trace(struct trace_builder *b)
+{
+	return b->t;
+}
+
+int trace_builder__add(struct trace_builder *b, union qt_record *r)
+{
+	if (r->h.type == QT_REC_NONE || r->h.type >= QT_REC_MAX)
+		return -EINVAL;
+	return add_record(b, r);
+}
+
+int trace_builder__add_events(struct trace_builder *b, const struct tf_block *blk)
+{
+	return load_events(b, blk);
+}
+
+int trace_builder__threads(struct trace_builder *b, const struct tf_thread *th, size_t n, uint64_t ts)
+{
+	struct trace *t = b->t;
+	struct tf_thread *copy = malloc((n ? n : 1) * sizeof(*copy));
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, th, n * sizeof(*copy));
+	for (size_t i = 0; i < n; i++)
+		copy[i].comm[sizeof(copy[i].comm) - 1] = 0;
+	free(t->threads_start);
+	t->threads_start = copy;
+	t->nthreads_start = n;
+	t->threads_start_ts = ts;
+	return 0;
+}
+
+struct trace *trace_builder__finish(struct trace_builder *b)
+{
+	struct trace *t = b->t;
+
+	loader_done(b);
+	free(b);
+	finish_totals(t);
+	return t;
+}
+
+void trace_builder__free(struct trace_builder *b)
+{
+	if (!b)
+		return;
+	loader_done(b);
+	trace__free(b->t);
+	free(b);
 }
 
 void trace__drop_switches(struct trace *t)

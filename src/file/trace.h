@@ -81,6 +81,36 @@ void trace__drop_switches(struct trace *t);
  */
 void *trace__grow_records(void *arr, size_t n, size_t elem);
 
+/*
+ * A trace made in memory rather than read from a file: watch learns and
+ * judges from the blocks it keeps and from one thread's records. Fill
+ * trace_builder__trace()'s meta (and end, with finished) directly; add
+ * records one at a time or a packed EVENTS payload at a time; finish
+ * gives the trace with its totals as trace__load() computes them (its
+ * span widened to the records).
+ */
+union qt_record;
+struct trace_builder;
+
+/* An empty trace named name (for messages); NULL when out of memory. */
+struct trace_builder *trace_builder__new(const char *name);
+/* The trace being built (its meta, end, finished, ncpus may be set). */
+struct trace *trace_builder__trace(struct trace_builder *b);
+/* One record (its names are NUL-terminated in place). 0, -EINVAL (no such type), -ENOMEM. */
+int trace_builder__add(struct trace_builder *b, union qt_record *r);
+/*
+ * The records of an EVENTS block's payload (blk->data, len, count,
+ * base_ts). A record that does not decode ends the block, counted in
+ * undecodable as trace__load() does. 0 or -ENOMEM.
+ */
+int trace_builder__add_events(struct trace_builder *b, const struct tf_block *blk);
+/* The start snapshot of the threads (a copy). 0 or -ENOMEM. */
+int trace_builder__threads(struct trace_builder *b, const struct tf_thread *t, size_t n, uint64_t ts);
+/* The trace, freed with trace__free(); b is gone. */
+struct trace *trace_builder__finish(struct trace_builder *b);
+/* Drops an unfinished builder and its trace; NULL is fine. */
+void trace_builder__free(struct trace_builder *b);
+
 /* The recording's architecture (uname -m), NULL when t is or it is unknown: syscall_name()'s arch. */
 const char *trace__arch(const struct trace *t);
 

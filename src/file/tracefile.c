@@ -295,16 +295,115 @@ static bool hdr_unpack(const uint8_t *b, struct tf_block_hdr *h)
 	       h->type >= TF_BLK_META && h->type <= TF_BLK_END;
 }
 
+/* ---- packing a block ---- */
+
+struct tf_packer {
+	struct libdeflate_compressor *zc;	/* zlib streams, whole blocks at once; NULL: stored */
+	struct libdeflate_decompressor *dd;	/* made on the first unpack */
+	uint8_t *buf;
+	size_t cap;
+};
+
+int tf_packer__new(int zlevel, struct tf_packer **out)
+{
+	struct tf_packer *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	if (zlevel > 0 && !(p->zc = libdeflate_alloc_compressor(zlevel))) {
+		free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+void tf_packer__free(struct tf_packer *p)
+{
+	if (!p)
+		return;
+	libdeflate_free_compressor(p->zc);
+	libdeflate_free_decompressor(p->dd);
+	free(p->buf);
+	free(p);
+}
+
+static int packer_reserve(struct tf_packer *p, size_t need)
+{
+	uint8_t *nb;
+
+	if (need <= p->cap)
+		return 0;
+	nb = realloc(p->buf, need);
+	if (!nb)
+		return -ENOMEM;
+	p->buf = nb;
+	p->cap = need;
+	return 0;
+}
+
+int tf_packer__pack(struct tf_packer *p, enum tf_block_type type, const void *payload, size_t len,
+		    uint32_t count, uint64_t base_ts, struct tf_packed *out)
+{
+	*out = (struct tf_packed){
+		.type = type, .len = len, .raw_len = len, .count = count, .base_ts = base_ts, .data = payload,
+	};
+	if (len > TF_MAX_PAYLOAD)
+		return -E2BIG;
+	if (p->zc && len > 0) {
+		size_t zlen = libdeflate_zlib_compress_bound(p->zc, len);
+
+		if (packer_reserve(p, zlen))
+			return -ENOMEM;
+		zlen = libdeflate_zlib_compress(p->zc, payload, len, p->buf, zlen);
+		if (!zlen)
+			return -EIO;
+		/*
+		 * Data that does not shrink is stored: zlib would make it
+		 * larger, and a block near TF_MAX_PAYLOAD would then exceed
+		 * the limit the reader enforces.
+		 */
+		if (zlen < len) {
+			out->data = p->buf;
+			out->len = zlen;
+			out->flags = TF_BLK_COMPRESSED;
+		}
+	}
+	out->crc = libdeflate_crc32(0, out->data, out->len);
+	return 0;
+}
+
+int tf_packer__unpack(struct tf_packer *p, const struct tf_packed *b, const uint8_t **out)
+{
+	size_t dlen = 0;
+
+	if (b->len > TF_MAX_PAYLOAD || b->raw_len > TF_MAX_PAYLOAD || !crc_ok(b->crc, b->data, b->len))
+		return -EBADMSG;
+	if (!(b->flags & TF_BLK_COMPRESSED)) {
+		if (b->len != b->raw_len)
+			return -EBADMSG;
+		*out = b->data;
+		return 0;
+	}
+	if (!p->dd && !(p->dd = libdeflate_alloc_decompressor()))
+		return -ENOMEM;
+	if (packer_reserve(p, b->raw_len + 1))
+		return -ENOMEM;
+	if (libdeflate_zlib_decompress(p->dd, b->data, b->len, p->buf, b->raw_len, &dlen) != LIBDEFLATE_SUCCESS ||
+	    dlen != b->raw_len)
+		return -EBADMSG;
+	*out = p->buf;
+	return 0;
+}
+
 /* ---- writer ---- */
 
 struct tf_writer {
 	int fd;
-	struct libdeflate_compressor *zc;	/* zlib streams, whole blocks at once; NULL: stored */
+	struct tf_packer *pk;
 	uint64_t seq;
 	uint64_t bytes;
 	int err;
-	uint8_t *zbuf;
-	size_t zcap;
 };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -358,65 +457,31 @@ int tf_writer__create(const char *path, bool force, int zlevel, struct tf_writer
 		return err;
 	}
 	w = calloc(1, sizeof(*w));
-	if (!w) {
+	if (!w || tf_packer__new(zlevel, &w->pk)) {
+		free(w);
 		close(fd);
 		unlink(path);
 		return -ENOMEM;
 	}
 	w->fd = fd;
 	w->bytes = sizeof(hdr);
-	if (zlevel > 0 && !(w->zc = libdeflate_alloc_compressor(zlevel))) {
-		free(w);
-		close(fd);
-		unlink(path);
-		return -ENOMEM;
-	}
 	*out = w;
 	return 0;
 }
 
-int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *payload,
-		      size_t len, uint32_t count, uint64_t base_ts)
+int tf_writer__put(struct tf_writer *w, const struct tf_packed *b)
 {
 	struct tf_block_hdr h = {
-		.magic = TF_BLOCK_MAGIC, .type = type, .raw_len = len, .count = count,
-		.base_ts = base_ts, .seq = w->seq,
+		.magic = TF_BLOCK_MAGIC, .type = b->type, .flags = b->flags, .len = b->len,
+		.raw_len = b->raw_len, .count = b->count, .crc = b->crc, .base_ts = b->base_ts, .seq = w->seq,
 	};
 	uint8_t hb[BLOCK_HDR_SIZE];
-	const void *data = payload;
 	int err;
 
 	if (w->err)
 		return w->err;
-	if (len > TF_MAX_PAYLOAD)
+	if (b->len > TF_MAX_PAYLOAD || b->raw_len > TF_MAX_PAYLOAD)
 		return -E2BIG;
-	h.len = len;
-	if (w->zc && len > 0) {
-		size_t zlen = libdeflate_zlib_compress_bound(w->zc, len);
-
-		if (zlen > w->zcap) {
-			uint8_t *nb = realloc(w->zbuf, zlen);
-
-			if (!nb)
-				return -ENOMEM;
-			w->zbuf = nb;
-			w->zcap = zlen;
-		}
-		zlen = libdeflate_zlib_compress(w->zc, payload, len, w->zbuf, zlen);
-		if (!zlen)
-			return -EIO;
-		/*
-		 * Data that does not shrink is stored: zlib would make it
-		 * larger, and a block near TF_MAX_PAYLOAD would then exceed
-		 * the limit the reader enforces.
-		 */
-		if (zlen < len) {
-			data = w->zbuf;
-			h.len = zlen;
-			h.flags = TF_BLK_COMPRESSED;
-		}
-	}
-	h.crc = libdeflate_crc32(0, data, h.len);
 	hdr_pack(&h, hb);
 	/*
 	 * On a failed write (full disk) the partial block is cut off again, so
@@ -424,16 +489,28 @@ int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *
 	 */
 	err = write_all(w->fd, hb, sizeof(hb));
 	if (!err)
-		err = write_all(w->fd, data, h.len);
+		err = write_all(w->fd, b->data, b->len);
 	if (err) {
 		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
 			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
 		w->err = err;
 		return err;
 	}
-	w->bytes += sizeof(hb) + h.len;
+	w->bytes += sizeof(hb) + b->len;
 	w->seq++;
 	return 0;
+}
+
+int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *payload,
+		      size_t len, uint32_t count, uint64_t base_ts)
+{
+	struct tf_packed b;
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = tf_packer__pack(w->pk, type, payload, len, count, base_ts, &b);
+	return err ? err : tf_writer__put(w, &b);
 }
 
 int tf_writer__sync(struct tf_writer *w)
@@ -457,8 +534,7 @@ int tf_writer__close(struct tf_writer *w)
 		err = -errno;
 	if (close(w->fd) && !err)
 		err = -errno;
-	libdeflate_free_compressor(w->zc);
-	free(w->zbuf);
+	tf_packer__free(w->pk);
 	free(w);
 	return err;
 }

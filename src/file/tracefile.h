@@ -97,6 +97,27 @@ struct tf_block_hdr {
 #define TF_META_BUFFER "buffer"		/* ringbuf or perfbuf */
 #define TF_META_MISSING "missing"	/* what the path could not record: runtime (comma separated) */
 
+/*
+ * Keys of a window written by `qostrace watch` (src/watch/window.h), absent
+ * from a recording: what asked for the window, and what the detector saw
+ * in it, so that a report on the window can be checked against it.
+ */
+#define TF_META_WATCH "watch"			/* "break", or "demand" (SIGUSR1) */
+#define TF_META_WATCH_ACTOR "watch_actor"	/* the actor whose break opened it, e.g. src/1234 */
+#define TF_META_WATCH_AT "watch_at_ns"		/* when its late invocation started */
+#define TF_META_WATCH_LATE "watch_late_ns"	/* by how much */
+#define TF_META_WATCH_PERIOD "watch_period_ns"
+#define TF_META_WATCH_WINDOW "watch_window"	/* the span asked for: FROM_NS-TO_NS */
+#define TF_META_WATCH_CUT "watch_cut_ns"	/* --late, or 0: a tenth of the period */
+#define TF_META_WATCH_ACTORS "watch_actors"	/* the actors watched, as --actor specs, space separated */
+/*
+ * The major breaks inside, as the detector decided on the window:
+ * TID:AT_NS:LATE_NS:start|completion:online|window, space separated
+ * (online: found as it came, a trigger; window: found on the window).
+ */
+#define TF_META_WATCH_BREAKS "watch_breaks"
+#define TF_META_WATCH_START_LOST "watch_start_lost_ns"	/* of its start, gone from memory before it was written */
+
 /* Keys of the END block. */
 #define TF_END_STOP "stop_ns"
 #define TF_END_REASON "reason"		/* command exited, duration, signal, disk full */
@@ -136,6 +157,45 @@ uint8_t *tf_threads_encode(const struct tf_thread *t, size_t n, size_t *len);
 int tf_threads_decode(const uint8_t *buf, size_t len, uint32_t count,
 		      struct tf_thread **out, size_t *n);
 
+/* ---- a block packed: compressed and checksummed ---- */
+
+/*
+ * A block as the file stores it, without its header: the payload
+ * compressed where that makes it smaller, its CRC, its count and base
+ * time. tf_writer__append() packs and writes in one go; watch packs
+ * blocks as they are recorded, keeps them in memory and writes the ones
+ * a window needs as they are (tf_writer__put()).
+ */
+struct tf_packed {
+	uint16_t type;		/* enum tf_block_type */
+	uint16_t flags;		/* TF_BLK_COMPRESSED */
+	uint32_t len;		/* bytes at data */
+	uint32_t raw_len;	/* once decompressed */
+	uint32_t count;
+	uint32_t crc;		/* crc32 of the len bytes at data */
+	uint64_t base_ts;
+	const uint8_t *data;
+};
+
+struct tf_packer;
+
+/* A packer compressing at zlevel (0: stores). 0 or -ENOMEM. */
+int tf_packer__new(int zlevel, struct tf_packer **out);
+void tf_packer__free(struct tf_packer *p);
+/*
+ * Packs a payload of len bytes into *out, whose data is the packer's own
+ * buffer (or payload itself, stored) until its next call. -E2BIG beyond
+ * TF_MAX_PAYLOAD, -ENOMEM, -EIO.
+ */
+int tf_packer__pack(struct tf_packer *p, enum tf_block_type type, const void *payload, size_t len,
+		    uint32_t count, uint64_t base_ts, struct tf_packed *out);
+/*
+ * The payload of a packed block, checked (CRC, sizes) and decompressed:
+ * *out (raw_len bytes) is the packer's buffer or b->data, valid until the
+ * packer's next call. -EBADMSG for a damaged block, -ENOMEM.
+ */
+int tf_packer__unpack(struct tf_packer *p, const struct tf_packed *b, const uint8_t **out);
+
 /* ---- writing ---- */
 
 struct tf_writer;
@@ -154,6 +214,8 @@ int tf_writer__create(const char *path, bool force, int zlevel, struct tf_writer
  */
 int tf_writer__append(struct tf_writer *w, enum tf_block_type type, const void *payload,
 		      size_t len, uint32_t count, uint64_t base_ts);
+/* Appends one block packed already (tf_packer__pack()), with the next sequence number. */
+int tf_writer__put(struct tf_writer *w, const struct tf_packed *b);
 /* fdatasync(): what was appended survives a power loss. */
 int tf_writer__sync(struct tf_writer *w);
 uint64_t tf_writer__bytes(const struct tf_writer *w);

@@ -21,7 +21,8 @@ struct batch {
 
 struct writer {
 	struct writer_opts o;
-	struct tf_writer *tf;
+	struct tf_writer *tf;		/* NULL with a sink */
+	uint64_t sink_bytes;		/* payload bytes handed to the sink */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;		/* the thread waits for batches */
@@ -56,21 +57,37 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* One block to the file, or to the sink. */
+static int emit(struct writer *w, enum tf_block_type type, const void *payload, size_t len, uint32_t count,
+		uint64_t base_ts)
+{
+	const struct writer_sink *s = w->o.sink;
+
+	if (!s)
+		return tf_writer__append(w->tf, type, payload, len, count, base_ts);
+	w->sink_bytes += len;
+	return s->append(s->ctx, type, payload, len, count, base_ts);
+}
+
+static uint64_t emitted_bytes(const struct writer *w)
+{
+	return w->tf ? tf_writer__bytes(w->tf) : w->sink_bytes;
+}
+
 static int write_block(struct writer *w)
 {
 	int err;
 
 	if (!w->block_count)
 		return 0;
-	err = tf_writer__append(w->tf, TF_BLK_EVENTS, w->block, w->block_used, w->block_count,
-				w->block_base);
+	err = emit(w, TF_BLK_EVENTS, w->block, w->block_used, w->block_count, w->block_base);
 	pthread_mutex_lock(&w->lock);
 	if (err) {
 		if (!w->st.err)
 			w->st.err = err;
 		w->st.user_dropped += w->block_count;
 	}
-	w->st.file_bytes = tf_writer__bytes(w->tf);
+	w->st.file_bytes = emitted_bytes(w);
 	pthread_mutex_unlock(&w->lock);
 	w->block_used = 0;
 	w->block_count = 0;
@@ -79,7 +96,7 @@ static int write_block(struct writer *w)
 
 static void maybe_sync(struct writer *w, uint64_t now)
 {
-	if (now - w->last_sync >= w->o.sync_ns) {
+	if (w->tf && now - w->last_sync >= w->o.sync_ns) {
 		tf_writer__sync(w->tf);
 		w->last_sync = now;
 	}
@@ -89,6 +106,8 @@ static void pack_batch(struct writer *w, const struct batch *b)
 {
 	const uint8_t *p = b->data, *end = b->data + b->used;
 
+	if (w->o.sink && w->o.sink->records)
+		w->o.sink->records(w->o.sink->ctx, b->data, b->used);
 	while (p < end) {
 		const union qt_record *r = (const void *)p;
 		size_t size = codec_rec_size(r->h.type);
@@ -192,15 +211,17 @@ int writer__open(const struct writer_opts *opts, const struct tf_kv *meta,
 		free(w);
 		return -ENOMEM;
 	}
-	err = tf_writer__create(w->o.path, w->o.force, w->o.zlevel, &w->tf);
-	if (err)
-		goto fail;
+	if (!w->o.sink) {
+		err = tf_writer__create(w->o.path, w->o.force, w->o.zlevel, &w->tf);
+		if (err)
+			goto fail;
+	}
 	buf = (uint8_t *)tf_kv_encode(meta, &len);
 	if (!buf) {
 		err = -ENOMEM;
 		goto fail_file;
 	}
-	err = tf_writer__append(w->tf, TF_BLK_META, buf, len, meta->n, snapshot_ts);
+	err = emit(w, TF_BLK_META, buf, len, meta->n, snapshot_ts);
 	free(buf);
 	if (err)
 		goto fail_file;
@@ -209,13 +230,14 @@ int writer__open(const struct writer_opts *opts, const struct tf_kv *meta,
 		err = -ENOMEM;
 		goto fail_file;
 	}
-	err = tf_writer__append(w->tf, TF_BLK_THREADS, buf, len, nthreads, snapshot_ts);
+	err = emit(w, TF_BLK_THREADS, buf, len, nthreads, snapshot_ts);
 	free(buf);
 	if (err)
 		goto fail_file;
-	tf_writer__sync(w->tf);
+	if (w->tf)
+		tf_writer__sync(w->tf);
 	w->last_sync = now_ns();
-	w->st.file_bytes = tf_writer__bytes(w->tf);
+	w->st.file_bytes = emitted_bytes(w);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	pthread_cond_init(&w->space, NULL);
@@ -225,8 +247,10 @@ int writer__open(const struct writer_opts *opts, const struct tf_kv *meta,
 	*out = w;
 	return 0;
 fail_file:
-	tf_writer__close(w->tf);
-	unlink(w->o.path);
+	if (w->tf) {
+		tf_writer__close(w->tf);
+		unlink(w->o.path);
+	}
 fail:
 	free(w->block);
 	free(w);
@@ -332,14 +356,14 @@ int writer__finish(struct writer *w, const struct tf_thread *threads, size_t nth
 
 	buf = tf_threads_encode(threads, nthreads, &len);
 	if (buf) {
-		e = tf_writer__append(w->tf, TF_BLK_THREADS, buf, len, nthreads, snapshot_ts);
+		e = emit(w, TF_BLK_THREADS, buf, len, nthreads, snapshot_ts);
 		free(buf);
 		if (e && !w->st.err)
 			w->st.err = e;
 	}
 	buf = (uint8_t *)tf_kv_encode(end, &len);
 	if (buf) {
-		e = tf_writer__append(w->tf, TF_BLK_END, buf, len, end->n, snapshot_ts);
+		e = emit(w, TF_BLK_END, buf, len, end->n, snapshot_ts);
 		free(buf);
 		if (e && !w->st.err)
 			w->st.err = e;

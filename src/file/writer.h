@@ -22,8 +22,25 @@
 #include "qt_events.h"
 #include "tracefile.h"
 
+/*
+ * Where the blocks go instead of a file (watch keeps them in memory): the
+ * writer hands over the blocks a file would get, in the same order (META,
+ * the start THREADS, EVENTS..., the end THREADS, END), their payloads
+ * packed (codec.h) but not compressed, and before packing each batch its
+ * raw records. Both are called on the writer's thread; an error from
+ * append counts as a write error.
+ */
+struct writer_sink {
+	int (*append)(void *ctx, enum tf_block_type type, const void *payload, size_t len, uint32_t count,
+		      uint64_t base_ts);
+	/* The records of one batch as the kernel made them (may be NULL). */
+	void (*records)(void *ctx, const void *raw, size_t len);
+	void *ctx;
+};
+
 struct writer_opts {
-	const char *path;
+	const char *path;	/* the trace file, unless sink is set */
+	const struct writer_sink *sink;
 	bool force;		/* replace an existing regular file */
 	int zlevel;		/* zlib level, 1 (fast) by default; 0 stores */
 	size_t block_bytes;	/* default 1 MiB of packed records */
@@ -46,9 +63,9 @@ struct writer_stats {
 struct writer;
 
 /*
- * Creates the file, writes META and the start THREADS snapshot, and starts
- * the thread. Errors are negative errno (-EEXIST: exists and !force;
- * -ELOOP: path is a symlink).
+ * Creates the file (or, with a sink, gives it the blocks), writes META and
+ * the start THREADS snapshot, and starts the thread. Errors are negative
+ * errno (-EEXIST: exists and !force; -ELOOP: path is a symlink).
  */
 int writer__open(const struct writer_opts *opts, const struct tf_kv *meta,
 		 const struct tf_thread *threads, size_t nthreads, uint64_t snapshot_ts,
@@ -65,7 +82,8 @@ void writer__stats(struct writer *w, struct writer_stats *st);
 
 /*
  * Drains everything, writes the end THREADS snapshot and the END block,
- * syncs, closes and frees. Returns the first error seen.
+ * syncs, closes and frees (a sink is the caller's). Returns the first
+ * error seen.
  */
 int writer__finish(struct writer *w, const struct tf_thread *threads, size_t nthreads,
 		   uint64_t snapshot_ts, const struct tf_kv *end);

@@ -228,8 +228,11 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 	uint64_t lost_cpu[1024] = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal }, sc = { .sa_handler = on_sigchld };
 	struct writer_opts wo = {
-		.path = o->path, .force = o->force, .zlevel = o->zlevel,
+		.path = o->path, .sink = o->sink, .force = o->force, .zlevel = o->zlevel,
+		.block_bytes = o->block_bytes, .block_ns = o->block_ns, .queue_bytes = o->queue_bytes,
 	};
+	const char *where = o->sink ? "memory" : o->path;
+	uint64_t lost_now = 0;
 	int status = 0;
 	bool child_done = false;
 	char b1[32], b2[32];
@@ -334,7 +337,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 		else if (err == -EINVAL)
 			log_err("%s is not a regular file: not replaced", o->path);
 		else
-			log_err("cannot create %s: %s", o->path, strerror(-err));
+			log_err("cannot create %s: %s", where, strerror(-err));
 		goto out;
 	}
 	c.w = w;
@@ -353,12 +356,13 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 			/* Nothing of the command was recorded: leave no file behind. */
 			writer__finish(w, NULL, 0, mono_ns(), &end);
 			w = NULL;
-			unlink(o->path);
+			if (!o->sink)
+				unlink(o->path);
 			goto out;
 		}
 	}
 	if (!o->quiet)
-		log_info("recording to %s (%s); Ctrl-C stops", o->path,
+		log_info("recording to %s (%s); Ctrl-C stops", where,
 			 o->mode == REC_MODE_ALL ? "all threads" :
 			 o->mode == REC_MODE_PIDS ? "the given processes" : o->argv[0]);
 
@@ -395,8 +399,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 			writer__stats(w, &ws);
 			if (ws.err) {
 				sum->reason = ws.err == -ENOSPC ? "disk full" : "write error";
-				log_err("writing %s failed: %s; recording stopped, the file keeps what was "
-					"written", o->path, strerror(-ws.err));
+				log_err("writing %s failed: %s; recording stopped, %s", where, strerror(-ws.err),
+					o->sink ? "what was kept is written" : "the file keeps what was written");
 				break;
 			}
 		}
@@ -422,6 +426,17 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 				      last_signal == SIGTERM ? "terminated (SIGTERM)" : "hangup (SIGHUP)";
 			break;
 		}
+		if (o->on_poll) {
+			struct recorder_progress p = {
+				.start_ns = start, .now_ns = now, .events = c.consumed, .lost = lost_now,
+			};
+			const char *stop = o->on_poll(o->arg, &p);
+
+			if (stop) {
+				sum->reason = stop;
+				break;
+			}
+		}
 		if (now - last_tick >= 1000000000ull) {
 			struct writer_stats ws;
 			uint64_t lost = 0;
@@ -429,6 +444,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 			writer__stats(w, &ws);
 			push_stats(w, be, ncpus, c.consumed);
 			read_kernel_stats(be, &lost, NULL, NULL, ncpus);
+			lost_now = lost;
 			if (!o->quiet)
 				log_status("recording %5.1f s  %s events/s  lost %llu  %s  (Ctrl-C stops)",
 					   (now - start) / 1e9,
@@ -494,12 +510,12 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 		w = NULL;
 		if (e) {
 			sum->write_err = e;
-			log_err("%s: %s; the file is readable up to the last block written",
-				o->path, strerror(-e));
+			log_err("%s: %s; %s", where, strerror(-e),
+				o->sink ? "blocks were lost" : "the file is readable up to the last block written");
 			if (!err)
 				err = e;
 		}
-		if (stat(o->path, &st) == 0)
+		if (!o->sink && stat(o->path, &st) == 0)
 			sum->file_bytes = st.st_size;
 	}
 	sum->start_ns = start;

@@ -36,6 +36,16 @@ enum rec_buffer {
 	REC_BUFFER_PERF,	/* a perf buffer per CPU */
 };
 
+struct writer_sink;
+
+/* Where a recording stands, for recorder_opts.on_poll. */
+struct recorder_progress {
+	uint64_t start_ns;		/* CLOCK_MONOTONIC, as the records' times */
+	uint64_t now_ns;
+	uint64_t events;		/* records taken from the kernel's buffer */
+	uint64_t lost;			/* failed reservations in the kernel (read once a second) */
+};
+
 struct recorder_opts {
 	enum rec_mode mode;
 	char *const *argv;		/* a command to run: the target in REC_MODE_COMMAND;
@@ -54,6 +64,22 @@ struct recorder_opts {
 	int zlevel;			/* default 1 */
 	const char *cmdline;		/* stored in the file's META block */
 	bool quiet;			/* no status line, no summary */
+	/*
+	 * watch: the blocks go to sink instead of a file at path
+	 * (writer.h), closed at block_bytes of packed records or block_ns
+	 * old, with at most queue_bytes of records in flight (0: the
+	 * writer's defaults).
+	 */
+	const struct writer_sink *sink;
+	size_t block_bytes, queue_bytes;
+	uint64_t block_ns;
+	/*
+	 * Called after every drain of the buffer (every poll_ms or sooner)
+	 * when set; a non-NULL return stops the recording, with that
+	 * string as the reason.
+	 */
+	const char *(*on_poll)(void *arg, const struct recorder_progress *p);
+	void *arg;
 };
 
 struct recorder_summary {

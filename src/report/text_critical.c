@@ -55,7 +55,7 @@ static void print_inline(FILE *f, const struct analysis *a, const struct crit_sh
 			fmt_duration(b1, sizeof(b1), s[i].ns));
 }
 
-static void print_culprit(FILE *f, const struct analysis *a, const struct crit_break *b, uint32_t self)
+void text_critical_break_cause(FILE *f, const struct analysis *a, const struct crit_break *b, uint32_t self)
 {
 	const struct crit_share *c = &b->culprit;
 	const struct actor_break *ab = &a->actors->v[b->actor].breaks[b->brk];
@@ -141,7 +141,7 @@ static void print_breaks(const struct critical_result *r, const struct analysis 
 		fprintf(f, "  %s at %.3f s, %s %s late%s: ", ac->name, at,
 			ab->kind == BREAK_COMPLETION ? "finished" : "started", fmt_duration(b1, sizeof(b1), b->lateness_ns),
 			actor_break_major(ac, ab) ? "" : " (jitter)");
-		print_culprit(f, a, b, ac->thread);
+		text_critical_break_cause(f, a, b, ac->thread);
 		fprintf(f, "%s\n    path %s: ", ab->data_missing ? " (data missing)" : "",
 			fmt_duration(b2, sizeof(b2), b->path.end_ns - b->path.start_ns));
 		print_inline(f, a, b->path.share, b->path.nshare, 4);

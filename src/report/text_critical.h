@@ -16,9 +16,18 @@
 #include "style.h"
 
 struct critical_result;
+struct crit_break;
 
 /* r is a's critical result; a names the threads, actors and tasks. Errors show in ferror(f). */
 void text_critical_print(const struct critical_result *r, const struct analysis *a, FILE *f,
 			 const struct report_style *st);
+
+/*
+ * What delayed the late invocation of break b, as the report's list of
+ * breaks says it ("waited 25.3 ms for CPU behind disturber/77", "held
+ * 176 ms, blocked in writev()"), one phrase into f; self is the actor's
+ * thread. watch's alert line says the same.
+ */
+void text_critical_break_cause(FILE *f, const struct analysis *a, const struct crit_break *b, uint32_t self);
 
 #endif
