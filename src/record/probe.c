@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "file/missing.h"
 #include "probe.h"
 #include "tracefs.h"
 
@@ -65,9 +66,15 @@ const char *probe_buffer_name(enum rec_buffer b)
 	return (unsigned int)b <= REC_BUFFER_PERF ? buffer_names[b] : "?";
 }
 
-const char *probe_backend_missing(enum rec_backend b)
+const char *probe_runtime_missing(const char *release)
 {
-	return b == REC_BACKEND_TRACEFS ? "runtime" : "";
+	unsigned int major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2 || major < 5 || (major == 5 && minor < 16))
+		return MISSING_RUNTIME_RT "," MISSING_RUNTIME_DL "," MISSING_RUNTIME_STOP;
+	if (major < 6 || (major == 6 && minor < 8))
+		return MISSING_RUNTIME_STOP;
+	return "";
 }
 
 int probe_parse_backend(const char *arg, enum rec_backend *backend, enum rec_buffer *buffer)
