@@ -34,6 +34,7 @@ struct probe_features {
 	bool tracepoint;		/* 4.7 */
 	bool task_storage;		/* 5.11 */
 	bool kernel_btf;		/* /sys/kernel/btf/vmlinux: 5.4, CONFIG_DEBUG_INFO_BTF */
+	int kernel_ptr_size;		/* bytes of a pointer in the kernel's BTF: 4 on a 32-bit kernel; 0 unknown */
 	int kernel_switch_args;		/* sched_switch's arguments in the kernel's BTF; -1 unknown */
 	int btf_file_err;		/* --btf FILE: 0, or why it is not a kernel's BTF (-errno) */
 	int file_switch_args;		/* the same in FILE */

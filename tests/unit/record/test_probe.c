@@ -205,3 +205,23 @@ Test(probe, runtime_missing_by_release)
 	cr_expect_str_eq(probe_runtime_missing("garbage"), "runtime-rt,runtime-dl,runtime-stop",
 			 "a release it cannot read: the file claims nothing it may not have");
 }
+
+/*
+ * A 32-bit kernel with BTF: tp_btf programs load there but read wrong
+ * values (the kernel's interpreter), so auto takes core, and a wish for
+ * tp_btf is refused with the reason and the way out.
+ */
+Test(probe, no_tp_btf_on_32_bit_kernels)
+{
+	struct probe_features f = full();
+	struct probe_choice c;
+
+	snprintf(f.release, sizeof(f.release), "6.1.0-armbtf");
+	f.kernel_ptr_size = 4;
+	c = choose(&f, REC_BACKEND_AUTO, REC_BUFFER_AUTO, NULL);
+	cr_expect_eq(c.backend, REC_BACKEND_CORE);
+	cr_expect(strstr(c.why, "not btf: kernel 6.1.0-armbtf is 32-bit"), "%s", c.why);
+	refused(&f, REC_BACKEND_BTF, REC_BUFFER_AUTO, NULL, "--backend core records the same");
+	f.kernel_ptr_size = 8;
+	cr_expect_eq(choose(&f, REC_BACKEND_AUTO, REC_BUFFER_AUTO, NULL).backend, REC_BACKEND_BTF);
+}
