@@ -186,6 +186,10 @@ check_guest() { # name, dir
 			failed=1
 			continue
 		fi
+		if run_field "$g/runs.json" "$label" output | grep -q 'still running after'; then
+			note "  $label: FAILED: $(run_field "$g/runs.json" "$label" output | grep -o 'still running after.*' | head -1) (scripts/vm/init.c)"
+			failed=1
+		fi
 		kind=${label%%-*}
 		note "  $label: $(build/qostrace info "$g/$label.qtrace" | awk '/^events/ { sub(/:$/, "", $3); print $2, "events", $3 }');" \
 			"recorder: $(run_field "$g/runs.json" "$label" cpu_ms) ms CPU; peak RSS" \

@@ -145,8 +145,11 @@ def workload(qostrace, trace, log):
     machine), and even a spinner's by about 1 % on a loaded machine."""
     rep = report(qostrace, trace)
     threads = {t["tid"]: t for t in rep["threads"]}
-    ok, parts = True, []
-    for name, (tid, truth, at) in sorted(workload_log(log).items()):
+    logged = workload_log(log)
+    ok, parts = set(logged) == set(WORKERS), []
+    if not ok:
+        parts.append(f"the log has {', '.join(sorted(logged)) or 'none'} of the 4 workers (did it finish?)")
+    for name, (tid, truth, at) in sorted(logged.items()):
         t = threads.get(tid)
         if not t:
             ok = False
