@@ -10,8 +10,8 @@
  * What the tracepoints do not carry is found another way: the thread
  * leaving the CPU at sched_switch is current; the process (tgid) of any
  * other thread comes from a map filled from /proc at the start and kept by
- * task_newtask; se.sum_exec_runtime is not to be had (qt_switch's
- * prev_runtime is 0, and the file says so).
+ * task_newtask; se.sum_exec_runtime, which sched_switch does not carry,
+ * is summed from sched_stat_runtime (runtime_of below).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -29,6 +29,30 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } tgid_of SEC(".maps");
+
+/*
+ * The CPU time the kernel charged each thread since the recording started
+ * (or since the thread was born): the sum of sched_stat_runtime's deltas,
+ * which update_curr() emits as it adds them to se.sum_exec_runtime, before
+ * the switch that ends a run. A switch-out records the sum as qt_switch's
+ * prev_runtime; the analysis only takes differences between two of a
+ * thread's switch-outs, or the whole for a thread born while recording
+ * (src/timeline/runs.c), so a sum that starts at the recording's start
+ * serves. Kernels before 6.8 emit it for some scheduling classes only
+ * (probe_runtime_missing()): those threads keep a sum of 0, the analysis
+ * uses their switch-to-switch intervals, and the file says so. Keyed by
+ * tid; an entry goes with its thread's last switch-out, and a new thread
+ * starts from none (task_newtask), so a reused tid starts from 0.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u64);
+} runtime_of SEC(".maps");
+
+/* The exit states (qt_switch.prev_state): the thread's last switch-out. */
+#define QT_EXIT_STATES (0x10 | 0x20)	/* EXIT_DEAD, EXIT_ZOMBIE */
 
 /*
  * The head of a tracepoint's record, copied in one helper call: a tracing
@@ -93,6 +117,45 @@ static __always_inline __u32 state_raw(__u64 s)
 	return out;
 }
 
+/* tid's CPU time so far (0: none charged yet), forgotten at its last switch-out. */
+static __always_inline __u64 runtime_sum(__u32 tid, bool last)
+{
+	__u64 *sum, v;
+
+	if (!tid)
+		return 0;	/* the idle task: not a thread of interest */
+	sum = bpf_map_lookup_elem(&runtime_of, &tid);
+	v = sum ? *sum : 0;
+	if (sum && last)
+		bpf_map_delete_elem(&runtime_of, &tid);
+	return v;
+}
+
+/*
+ * update_curr() runs under the runqueue lock of the thread it charges
+ * (here or, reading /proc, on another CPU), as does the switch that reads
+ * the sum: one thread's updates never race, a plain add does.
+ */
+SEC("tracepoint/sched/sched_stat_runtime")
+int tp_stat_runtime(void *ctx)
+{
+	__u64 buf[TP_WORDS], delta, *sum;
+	__u32 tid;
+
+	if (bpf_probe_read_kernel(buf, layout.sr_len, ctx))
+		return 0;
+	tid = tp_val(buf, &layout.sr_pid);
+	delta = tp_val(buf, &layout.sr_runtime);
+	if (!tid)
+		return 0;
+	sum = bpf_map_lookup_elem(&runtime_of, &tid);
+	if (sum)
+		*sum += delta;
+	else
+		bpf_map_update_elem(&runtime_of, &tid, &delta, BPF_NOEXIST);
+	return 0;
+}
+
 SEC("tracepoint/sched/sched_switch")
 int tp_switch(void *ctx)
 {
@@ -117,7 +180,7 @@ int tp_switch(void *ctx)
 	r->prev_state = state_raw(state & ~layout.state_preempt);
 	r->prev_prio = tp_val(buf, &layout.sw_prev_prio);
 	r->next_prio = tp_val(buf, &layout.sw_next_prio);
-	r->prev_runtime = 0;
+	r->prev_runtime = layout.sr_len ? runtime_sum(r->prev_tid, r->prev_state & QT_EXIT_STATES) : 0;
 	r->pad[0] = r->pad[1] = 0;
 	submit(OUT(ctx), r, sizeof(*r));
 	return 0;
@@ -327,6 +390,7 @@ int tp_newtask(void *ctx)
 	tgid = tp_val(buf, &layout.nt_clone_flags) & CLONE_THREAD ?
 	       bpf_get_current_pid_tgid() >> 32 : tid;
 	bpf_map_update_elem(&tgid_of, &tid, &tgid, BPF_ANY);
+	bpf_map_delete_elem(&runtime_of, &tid);	/* a reused tid's: the child has not run yet */
 	return 0;
 }
 
@@ -374,8 +438,14 @@ int tp_exec(void *ctx)
 	tid = tp_val(buf, &layout.ex_pid);
 	old = tp_val(buf, &layout.ex_old_pid);
 	if (old != tid) {
+		__u64 *sum = bpf_map_lookup_elem(&runtime_of, &old);
+
 		tid_ctx_move(old, tid);
 		bpf_map_delete_elem(&tgid_of, &old);
+		/* the same thread, its CPU time under the leader's tid from now on */
+		if (sum)
+			bpf_map_update_elem(&runtime_of, &tid, sum, BPF_ANY);
+		bpf_map_delete_elem(&runtime_of, &old);
 	}
 	tp_task(ctx, buf, QT_REC_EXEC, tid, tgid, 0, 0, NULL);
 	return 0;

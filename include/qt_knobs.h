@@ -51,7 +51,7 @@ struct qt_tp_field {
  */
 struct qt_tp_layout {
 	__u16 sw_len, wk_len, wn_len, se_len, sx_len, ie_len, ix_len, si_len;
-	__u16 fk_len, ex_len, xt_len, rn_len, nt_len, pad16[3];
+	__u16 fk_len, ex_len, xt_len, rn_len, nt_len, sr_len, pad16[2];
 	/* sched/sched_switch */
 	struct qt_tp_field sw_prev_pid, sw_prev_prio, sw_prev_state, sw_next_pid, sw_next_prio;
 	/* sched/sched_waking and sched/sched_wakeup_new */
@@ -67,6 +67,12 @@ struct qt_tp_layout {
 	struct qt_tp_field xt_group_dead;
 	struct qt_tp_field rn_pid, rn_newcomm;
 	struct qt_tp_field nt_pid, nt_clone_flags;
+	/*
+	 * sched/sched_stat_runtime: the CPU time update_curr() charges a
+	 * thread, summed per thread into qt_switch.prev_runtime. sr_len 0:
+	 * this kernel has no such event, and the file says runtime is missing.
+	 */
+	struct qt_tp_field sr_pid, sr_runtime;
 	/*
 	 * prev_state: the bit that says "preempted" and, per letter of the
 	 * format's table, its bit there and the TASK_* bits of include/

@@ -16,7 +16,9 @@
  *                             CPU time (not its children's), the part of it
  *                             spent before its first child exec'd (-1: none
  *                             did), and its peak resident memory: all,
- *                             allocated, mapped
+ *                             allocated, mapped. A run still going after
+ *                             RUN_LIMIT_MS gets SIGINT ("@@qt note LABEL: ...
+ *                             interrupted"), 30 s later SIGKILL
  *   send PATH                 the file in base64 between "@@qt file PATH SIZE"
  *                             and "@@qt end PATH" (or "@@qt missing PATH")
  *
@@ -149,6 +151,9 @@ static bool child_started(pid_t pid)
 	return found;
 }
 
+/* Longer than any run takes on a loaded machine under emulation (about 10 s). */
+#define RUN_LIMIT_MS 240000
+
 static void run(char *label, char **argv)
 {
 	long long t0 = now_ms(), cpu, startup = -1;
@@ -172,13 +177,24 @@ static void run(char *label, char **argv)
 	 * Polled while it runs, for the peak memory; left a zombie at the end
 	 * (WNOWAIT), so that /proc still has its CPU time.
 	 */
-	for (;;) {
+	for (int sig = 0;;) {
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
 			break;
 		mem_poll(pid, &m);
 		if (startup < 0 && child_started(pid))
 			startup = cpu_ms(pid);
+		/*
+		 * A run that hangs (its workload, or the recorder) must not take
+		 * the guest's other runs with it: stopped as Ctrl-C would, its
+		 * trace still comes back to show what hung, then killed.
+		 */
+		if (now_ms() - t0 > RUN_LIMIT_MS + (sig ? 30000 : 0) && sig != SIGKILL) {
+			sig = sig ? SIGKILL : SIGINT;
+			say("\n@@qt note %s: still running after %lld s: %s\n", label, (now_ms() - t0) / 1000,
+			    sig == SIGINT ? "interrupted" : "killed");
+			kill(pid, sig);
+		}
 		usleep(50000);
 	}
 	cpu = cpu_ms(pid);

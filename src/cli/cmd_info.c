@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "file/codec.h"
+#include "file/missing.h"
 #include "commands.h"
 #include "lib/log.h"
 #include "lib/parse.h"
@@ -95,15 +96,19 @@ static void print_recorder(const struct trace *t)
 {
 	const char *path = tf_kv_get(&t->meta, TF_META_BACKEND);
 	const char *buf = tf_kv_get(&t->meta, TF_META_BUFFER);
-	const char *missing = tf_kv_get(&t->meta, TF_META_MISSING);
+	const char *missing = tf_kv_get(&t->meta, TF_META_MISSING), *who;
+	char words[128];
 
 	if (!path)
 		return;
 	printf("recorder    attach path %s, %s", path,
 	       buf && !strcmp(buf, "perfbuf") ? "a perf buffer per CPU" : "a ring buffer");
+	who = missing_runtime_who(missing, words, sizeof(words));
 	if (missing && *missing)
-		printf("; not recorded: %s%s", missing, strstr(missing, "runtime") ?
-		       " (the kernel's CPU time at each switch: CPU times are switch-to-switch intervals)" : "");
+		printf("; not recorded: %s", missing);
+	if (who)
+		printf(" (the kernel's CPU time at each switch of %s: theirs are switch-to-switch "
+		       "intervals)", who);
 	printf("\n");
 }
 

@@ -31,24 +31,6 @@ static bool optional(const struct bpf_program *prog)
 }
 
 /*
- * The tracefs object has some programs twice: tp_X on a classic
- * tracepoint, tpr_X on the raw one, which holds no other program off
- * (bpf/qostrace_tracefs.bpf.c). tpr_X where the kernel has raw tracepoints.
- */
-static bool superseded(struct backend *b, const struct bpf_program *prog, bool raw_tp)
-{
-	const char *name = bpf_program__name(prog);
-	char raw[128];
-
-	if (!strncmp(name, "tpr_", 4))
-		return !raw_tp;
-	if (!raw_tp || strncmp(name, "tp_", 3))
-		return false;
-	snprintf(raw, sizeof(raw), "tpr_%s", name + 3);
-	return bpf_object__find_program_by_name(b->obj, raw) != NULL;
-}
-
-/*
  * Only the programs of the chosen path; the system calls only if wanted,
  * and the softirq raises only with the IRQs (they tie softirqs to causes).
  */
@@ -58,7 +40,7 @@ static void select_programs(struct backend *b, const struct qt_knobs *k, bool ra
 
 	bpf_object__for_each_program(prog, b->obj) {
 		const char *sec = bpf_program__section_name(prog);
-		bool keep = b->kind == REC_BACKEND_TRACEFS ? !superseded(b, prog, raw_tp) :
+		bool keep = b->kind == REC_BACKEND_TRACEFS ? backend_tracefs_wants(b, prog, raw_tp) :
 			    !strncmp(sec, sec_prefix[b->kind], strlen(sec_prefix[b->kind]));
 
 		if (!k->want_syscalls && (ends_with(sec, "/sys_enter") || ends_with(sec, "/sys_exit")))
@@ -101,13 +83,14 @@ static struct bpf_map *map(struct backend *b, const char *name)
 
 /*
  * The per-thread maps hold every thread that makes a system call (or, for
- * tgid_of, every thread): room for four times those alive now.
+ * tgid_of and runtime_of, every thread): room for four times those alive
+ * now.
  */
 static int size_thread_maps(struct backend *b, uint32_t threads)
 {
 	uint32_t n = threads > 65536 ? 262144 : threads * 4 < 8192 ? 8192 : threads * 4;
 	struct bpf_map *by_tid = map(b, "task_ctx_by_tid"), *tgid_of = map(b, "tgid_of");
-	struct bpf_map *storage = map(b, "task_ctx");
+	struct bpf_map *storage = map(b, "task_ctx"), *runtime_of = map(b, "runtime_of");
 	int err = 0;
 
 	/* Task storage where tp_btf can use it; a map by tid elsewhere. */
@@ -118,6 +101,8 @@ static int size_thread_maps(struct backend *b, uint32_t threads)
 		      bpf_map__set_max_entries(by_tid, n);
 	if (!err && tgid_of)
 		err = bpf_map__set_max_entries(tgid_of, n);
+	if (!err && runtime_of)
+		err = bpf_map__set_max_entries(runtime_of, n);
 	return err;
 }
 
@@ -232,6 +217,11 @@ void backend__known_threads(struct backend *b, const struct tf_thread *t, size_t
 int backend__consume(struct backend *b)
 {
 	return evbuf__consume(b->eb);
+}
+
+const char *backend__missing(const struct backend *b)
+{
+	return b->missing;
 }
 
 uint64_t backend__capacity(const struct backend *b)

@@ -54,6 +54,15 @@ int backend__attach(struct backend *b);
  */
 void backend__known_threads(struct backend *b, const struct tf_thread *t, size_t n);
 
+/*
+ * What this backend cannot record, as the trace file's META key "missing"
+ * lists it (src/file/missing.h; "" for nothing): the paths with BTF record
+ * everything, the tracefs path the kernel's CPU time of the threads whose
+ * scheduling class does not emit sched_stat_runtime on this kernel, or of
+ * every thread where there is no such event.
+ */
+const char *backend__missing(const struct backend *b);
+
 /* Drains the buffer into the consumer; see evbuf__consume(). */
 int backend__consume(struct backend *b);
 

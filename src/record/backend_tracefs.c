@@ -12,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "file/missing.h"
 #include "lib/log.h"
 #include "internal.h"
+#include "probe.h"
 #include "tp_layout.h"
 #include "qostrace_tracefs.skel.h"
 
@@ -75,6 +78,42 @@ static struct bpf_link *attach(struct backend *b, struct bpf_program *prog)
 	return link;
 }
 
+/*
+ * The tracefs object has some programs twice: tp_X on a classic
+ * tracepoint, tpr_X on the raw one, which holds no other program off
+ * (bpf/qostrace_tracefs.bpf.c).
+ */
+bool backend_tracefs_wants(struct backend *b, const struct bpf_program *prog, bool raw_tp)
+{
+	const struct qostrace_tracefs_bpf *skel = b->skel;
+	const char *name = bpf_program__name(prog);
+	char raw[128];
+
+	if (prog == skel->progs.tp_stat_runtime)
+		return skel->rodata->layout.sr_len != 0;
+	if (!strncmp(name, "tpr_", 4))
+		return raw_tp;
+	if (!raw_tp || strncmp(name, "tp_", 3))
+		return true;
+	snprintf(raw, sizeof(raw), "tpr_%s", name + 3);
+	return bpf_object__find_program_by_name(b->obj, raw) == NULL;
+}
+
+/* What this kernel's events leave out (backend__missing()). */
+static void what_is_missing(struct backend *b, const struct qt_tp_layout *l)
+{
+	struct utsname u;
+
+	if (!l->sr_len) {
+		snprintf(b->missing, sizeof(b->missing), "%s", MISSING_RUNTIME);
+		log_info("this kernel has no sched/sched_stat_runtime event: CPU times will be "
+			 "switch-to-switch intervals");
+		return;
+	}
+	uname(&u);
+	snprintf(b->missing, sizeof(b->missing), "%s", probe_runtime_missing(u.release));
+}
+
 int backend_tracefs_open(struct backend *b, const struct backend_opts *o)
 {
 	struct qostrace_tracefs_bpf *skel;
@@ -94,7 +133,10 @@ int backend_tracefs_open(struct backend *b, const struct backend_opts *o)
 	snprintf(b->tracefs_root, sizeof(b->tracefs_root), "%s", o->choice->tracefs_root);
 	skel->rodata->knobs = o->knobs;
 	err = tp_layout_read(b->tracefs_root, &skel->rodata->layout, msg, sizeof(msg));
-	if (err)
+	if (err) {
 		log_err("%s", msg);
-	return err;
+		return err;
+	}
+	what_is_missing(b, &skel->rodata->layout);
+	return 0;
 }

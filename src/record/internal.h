@@ -7,6 +7,7 @@
 #ifndef QT_RECORD_INTERNAL_H
 #define QT_RECORD_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <bpf/libbpf.h>
@@ -21,6 +22,7 @@ struct backend {
 	/* how one program attaches; the tracefs path opens its events itself */
 	struct bpf_link *(*attach)(struct backend *b, struct bpf_program *prog);
 	char tracefs_root[128];
+	char missing[64];		/* backend__missing() */
 	struct evbuf *eb;
 	struct bpf_link **links;
 	size_t nlinks;
@@ -35,5 +37,13 @@ struct backend {
  */
 int backend_btf_open(struct backend *b, const struct backend_opts *o);
 int backend_tracefs_open(struct backend *b, const struct backend_opts *o);
+
+/*
+ * Whether the tracefs path loads prog: of a program it has twice (tp_X on
+ * a classic tracepoint, tpr_X on the raw one) the raw one where the kernel
+ * has raw tracepoints (raw_tp); sched_stat_runtime's only where the
+ * kernel has the event.
+ */
+bool backend_tracefs_wants(struct backend *b, const struct bpf_program *prog, bool raw_tp);
 
 #endif

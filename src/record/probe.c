@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "file/missing.h"
 #include "probe.h"
 #include "tracefs.h"
 
@@ -65,9 +66,15 @@ const char *probe_buffer_name(enum rec_buffer b)
 	return (unsigned int)b <= REC_BUFFER_PERF ? buffer_names[b] : "?";
 }
 
-const char *probe_backend_missing(enum rec_backend b)
+const char *probe_runtime_missing(const char *release)
 {
-	return b == REC_BACKEND_TRACEFS ? "runtime" : "";
+	unsigned int major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2 || major < 5 || (major == 5 && minor < 16))
+		return MISSING_RUNTIME_RT "," MISSING_RUNTIME_DL "," MISSING_RUNTIME_STOP;
+	if (major < 6 || (major == 6 && minor < 8))
+		return MISSING_RUNTIME_STOP;
+	return "";
 }
 
 int probe_parse_backend(const char *arg, enum rec_backend *backend, enum rec_buffer *buffer)
@@ -163,6 +170,7 @@ void probe_features(const char *btf_path, struct probe_features *f)
 	f->kernel_switch_args = -1;
 	if (f->kernel_btf && (btf = btf__load_vmlinux_btf())) {
 		f->kernel_switch_args = tp_args(btf, "sched_switch");
+		f->kernel_ptr_size = btf__pointer_size(btf);
 		btf__free(btf);
 	}
 	f->file_switch_args = -1;
@@ -205,6 +213,19 @@ static int path_fails(const struct probe_features *f, enum rec_backend b, enum r
 		if (f->kernel_switch_args < 4) {
 			snprintf(msg, len, "kernel %s: sched_switch does not pass prev_state (Linux 5.18+, "
 				 "commit fa2c3254d7cf)", f->release);
+			return -EOPNOTSUPP;
+		}
+		/*
+		 * No 32-bit JIT compiles the loads of tp_btf programs: the kernel's
+		 * BPF interpreter runs them, and calls its probe read with the
+		 * wrong prototype there (fixed upstream in 2023, "bpf: fix
+		 * bpf_probe_read_kernel prototype mismatch"): the programs load,
+		 * and read zeros and garbage.
+		 */
+		if (f->kernel_ptr_size == 4) {
+			snprintf(msg, len, "kernel %s is 32-bit: its BPF interpreter reads wrong values for "
+				 "tp_btf programs on kernels up to at least 6.1; --backend core records the "
+				 "same through helper reads", f->release);
 			return -EOPNOTSUPP;
 		}
 		/* Its programs carry no perf buffer code: path 1 costs what it did before. */

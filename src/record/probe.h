@@ -11,7 +11,8 @@
  *   core     raw tracepoints, CO-RE reads against the kernel's BTF or a
  *            BTF file (record --btf): Linux 4.17+
  *   tracefs  classic tracepoints, field offsets from tracefs format files,
- *            no BTF at all: Linux 4.7+; no se.sum_exec_runtime
+ *            no BTF at all: Linux 4.7+; the CPU time at switches summed
+ *            from sched_stat_runtime, whose classes depend on the release
  * and the buffers: a ring buffer (5.8+), else a perf buffer per CPU. Every
  * path hands its programs read-only values (global data, Linux 5.2+).
  */
@@ -33,6 +34,7 @@ struct probe_features {
 	bool tracepoint;		/* 4.7 */
 	bool task_storage;		/* 5.11 */
 	bool kernel_btf;		/* /sys/kernel/btf/vmlinux: 5.4, CONFIG_DEBUG_INFO_BTF */
+	int kernel_ptr_size;		/* bytes of a pointer in the kernel's BTF: 4 on a 32-bit kernel; 0 unknown */
 	int kernel_switch_args;		/* sched_switch's arguments in the kernel's BTF; -1 unknown */
 	int btf_file_err;		/* --btf FILE: 0, or why it is not a kernel's BTF (-errno) */
 	int file_switch_args;		/* the same in FILE */
@@ -85,10 +87,14 @@ const char *probe_backend_name(enum rec_backend b);
 const char *probe_buffer_name(enum rec_buffer b);
 
 /*
- * What a path cannot record, as the trace file's META key "missing" lists
- * it (comma-separated; "" for nothing): "runtime" = the kernel's CPU-time
- * accounting at each switch (se.sum_exec_runtime), which needs BTF.
+ * The scheduling classes whose CPU time kernel release (uname -r) does not
+ * report through sched_stat_runtime, as the trace file's META key
+ * "missing" lists them (src/file/missing.h; "" for none): the tracefs
+ * path's CPU time at switches comes from that event. Fair threads: every
+ * release; real-time and deadline ones: 5.16+ (the series "sched: support
+ * schedstats for RT sched class"); the stop class: 6.8+ ("sched: Unify
+ * more update_curr*()"). A release it cannot read: all three.
  */
-const char *probe_backend_missing(enum rec_backend b);
+const char *probe_runtime_missing(const char *release);
 
 #endif

@@ -130,7 +130,7 @@ static int read_kernel_stats(struct backend *be, uint64_t *lost, uint64_t *lost_
 }
 
 static int build_meta(struct tf_kv *m, const struct recorder_opts *o, const struct probe_choice *c,
-		      const uint32_t *tgids, size_t ntgids, uint64_t start)
+		      const struct backend *be, const uint32_t *tgids, size_t ntgids, uint64_t start)
 {
 	struct utsname u;
 	char host[256] = "", targets[1024] = "";
@@ -159,7 +159,7 @@ static int build_meta(struct tf_kv *m, const struct recorder_opts *o, const stru
 			 o->no_syscalls ? "" : ",syscalls", o->no_irqs ? "" : ",irqs");
 	err |= tf_kv_set(m, TF_META_BACKEND, "%s", probe_backend_name(c->backend));
 	err |= tf_kv_set(m, TF_META_BUFFER, "%s", probe_buffer_name(c->buffer));
-	err |= tf_kv_set(m, TF_META_MISSING, "%s", probe_backend_missing(c->backend));
+	err |= tf_kv_set(m, TF_META_MISSING, "%s", backend__missing(be));
 	return err ? -ENOMEM : 0;
 }
 
@@ -323,7 +323,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 		goto out;
 	}
 	backend__known_threads(be, threads, nthreads);
-	err = build_meta(&meta, o, &choice, tgids, ntgids, start);
+	err = build_meta(&meta, o, &choice, be, tgids, ntgids, start);
 	if (err)
 		goto out;
 	err = writer__open(&wo, &meta, threads, nthreads, start, &w);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The tracefs path's record layouts; see src/record/tp_layout.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,7 +58,16 @@ static const struct need_event needs[] = {
 		{ "newcomm", L(rn_newcomm), NEED_STR } } },
 	{ "task/task_newtask", L(nt_len), { { "pid", L(nt_pid), NEED_INT },
 		{ "clone_flags", L(nt_clone_flags), NEED_INT } } },
+	/* the CPU time of each thread (bpf/qostrace_tracefs.bpf.c); vruntime is not read */
+	{ "sched/sched_stat_runtime", L(sr_len), { { "pid", L(sr_pid), NEED_INT },
+		{ "runtime", L(sr_runtime), NEED_INT } } },
 };
+
+/* An event a kernel may lack: it then records less, and says so (length 0). */
+static bool optional(const struct need_event *ne)
+{
+	return ne->len_off == L(sr_len);
+}
 
 __u32 tp_layout_task_state(char letter)
 {
@@ -132,6 +142,8 @@ static int read_event(const char *root, const struct need_event *ne, struct qt_t
 	int err;
 
 	err = tracefs_format_read(root, ne->event, fmt);
+	if (err == -ENOENT && optional(ne))
+		return 0;
 	if (err) {
 		snprintf(msg, len, "cannot read %s/events/%s/format: %s", root, ne->event,
 			 err == -EBADMSG ? "not a format file this qostrace can read" : strerror(-err));

@@ -13,7 +13,8 @@
 /*
  * Fills l from the format files under root (a tracefs mount, see
  * tracefs_find()). Returns 0, or a negative errno with msg naming the
- * event or field that is missing or cannot be read.
+ * event or field that is missing or cannot be read. An optional event the
+ * kernel lacks (sched_stat_runtime) is left with length 0.
  */
 int tp_layout_read(const char *root, struct qt_tp_layout *l, char *msg, size_t len);
 

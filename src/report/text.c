@@ -14,6 +14,7 @@
 #include "text_patterns.h"
 #include "text_progress.h"
 #include "text_actors.h"
+#include "file/missing.h"
 #include "file/tracefile.h"
 
 static void print_recording(const struct analysis *a, FILE *f, const struct report_style *st)
@@ -21,8 +22,8 @@ static void print_recording(const struct analysis *a, FILE *f, const struct repo
 	const struct trace *t = a->trace;
 	const struct timeline *tl = a->tl;
 	const char *cmd = tf_kv_get(&t->meta, TF_META_CMDLINE);
-	const char *missing = tf_kv_get(&t->meta, TF_META_MISSING);
-	char b1[32], b2[32];
+	const char *missing = tf_kv_get(&t->meta, TF_META_MISSING), *unaccounted;
+	char b1[32], b2[32], words[128];
 	size_t active = 0;
 
 	for (size_t i = 0; i < tl->nthreads; i++)
@@ -33,10 +34,12 @@ static void print_recording(const struct analysis *a, FILE *f, const struct repo
 		fmt_count(b1, sizeof(b1), t->events), fmt_bytes(b2, sizeof(b2), t->file_bytes), active);
 	if (cmd)
 		fprintf(f, "command: %s\n", cmd);
-	if (missing && strstr(missing, "runtime"))
-		fprintf(f, "%srecorded without the kernel's CPU-time accounting at switches (attach path %s): "
-			"CPU times are switch-to-switch intervals, not corrected where switches went "
-			"unreported or lost%s\n", rs_dim(st), tf_kv_get(&t->meta, TF_META_BACKEND) ?: "?",
+	unaccounted = missing_runtime_who(missing, words, sizeof(words));
+	if (unaccounted)
+		fprintf(f, "%srecorded without the kernel's CPU-time accounting at switches of %s (attach "
+			"path %s, kernel %s): their CPU times are switch-to-switch intervals, not corrected "
+			"where switches went unreported or lost%s\n", rs_dim(st), unaccounted,
+			tf_kv_get(&t->meta, TF_META_BACKEND) ?: "?", tf_kv_get(&t->meta, TF_META_KERNEL) ?: "?",
 			rs_reset(st));
 	if (!t->finished)
 		fprintf(f, "%sNOT FINISHED%s: the file was cut short; analysed up to its last whole block\n",

@@ -66,11 +66,11 @@ static uint64_t thread_cpu_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* Burns CPU time of this thread, not wall time: preemption does not shorten it. */
 /*
  * Burns CPU time of this thread, not wall time: a preempted stage still does
  * all its work. Reading the thread's CPU clock is a system call, so the loop
- * runs long stretches between readings, sized from a calibration.
+ * runs long stretches between readings, sized from a calibration (once, in
+ * main, before the threads).
  */
 static double loops_per_ns;
 
@@ -82,17 +82,33 @@ static void burn(uint64_t loops)
 		x += i;
 }
 
+/*
+ * Loops per ns of this machine. The thread's CPU clock may tick coarsely:
+ * in make vm-test's 6.1 tinyconfig guest (one CPU, under TCG) it read the
+ * same before and after a million loops, so 1 ns, and one burn() lasted
+ * for hours. So the stretch doubles until the
+ * clock has advanced 2 ms: too few loops per ns then only means more
+ * readings, too many (a coarse tick) at most twice the rest of a spin.
+ */
+static void calibrate(void)
+{
+	for (uint64_t loops = 100000;; loops *= 2) {
+		uint64_t t = thread_cpu_ns(), d;
+
+		burn(loops);
+		d = thread_cpu_ns() - t;
+		if (d >= 2000000) {
+			loops_per_ns = (double)loops / (double)d;
+			return;
+		}
+	}
+}
+
 static void spin_cpu(long us)
 {
 	uint64_t ns = us * 1000ull;
 	uint64_t end = thread_cpu_ns() + ns, now;
 
-	if (!loops_per_ns) {
-		uint64_t t = thread_cpu_ns();
-
-		burn(1000000);
-		loops_per_ns = 1e6 / (double)(thread_cpu_ns() - t + 1);
-	}
 	while ((now = thread_cpu_ns()) < end)
 		burn((uint64_t)((end - now) * loops_per_ns * 0.9) + 100);
 }
@@ -275,6 +291,7 @@ int main(int argc, char **argv)
 	prctl(PR_SET_NAME, "wl-main");
 	if (pipe(pipefd) || pipe(release_pipe))
 		return 1;
+	calibrate();
 	pthread_barrier_init(&done_barrier, NULL, 5);
 	pthread_create(&th[0], NULL, spinner, (void *)spin1_us);
 	pthread_create(&th[1], NULL, spinner, (void *)spin2_us);

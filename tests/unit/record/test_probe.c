@@ -185,7 +185,43 @@ Test(probe, backend_words)
 	cr_expect_eq(probe_parse_backend("tracefsx", &b, &buf), -EINVAL);
 	cr_expect_str_eq(probe_backend_name(REC_BACKEND_CORE), "core");
 	cr_expect_str_eq(probe_buffer_name(REC_BUFFER_PERF), "perfbuf");
-	cr_expect_str_eq(probe_backend_missing(REC_BACKEND_TRACEFS), "runtime");
-	cr_expect_str_eq(probe_backend_missing(REC_BACKEND_BTF), "");
-	cr_expect_str_eq(probe_backend_missing(REC_BACKEND_CORE), "");
+}
+
+/*
+ * The tracefs path's CPU time comes from sched_stat_runtime, which fair
+ * threads have always emitted, real-time and deadline ones since 5.16,
+ * the stop class since 6.8.
+ */
+Test(probe, runtime_missing_by_release)
+{
+	cr_expect_str_eq(probe_runtime_missing("4.9.118-stb"), "runtime-rt,runtime-dl,runtime-stop");
+	cr_expect_str_eq(probe_runtime_missing("5.15.0-test"), "runtime-rt,runtime-dl,runtime-stop");
+	cr_expect_str_eq(probe_runtime_missing("5.16"), "runtime-stop");
+	cr_expect_str_eq(probe_runtime_missing("6.1.0-50-armmp"), "runtime-stop");
+	cr_expect_str_eq(probe_runtime_missing("6.7.12"), "runtime-stop");
+	cr_expect_str_eq(probe_runtime_missing("6.8.0"), "");
+	cr_expect_str_eq(probe_runtime_missing("6.18.44-fc"), "");
+	cr_expect_str_eq(probe_runtime_missing("7.0"), "");
+	cr_expect_str_eq(probe_runtime_missing("garbage"), "runtime-rt,runtime-dl,runtime-stop",
+			 "a release it cannot read: the file claims nothing it may not have");
+}
+
+/*
+ * A 32-bit kernel with BTF: tp_btf programs load there but read wrong
+ * values (the kernel's interpreter), so auto takes core, and a wish for
+ * tp_btf is refused with the reason and the way out.
+ */
+Test(probe, no_tp_btf_on_32_bit_kernels)
+{
+	struct probe_features f = full();
+	struct probe_choice c;
+
+	snprintf(f.release, sizeof(f.release), "6.1.0-armbtf");
+	f.kernel_ptr_size = 4;
+	c = choose(&f, REC_BACKEND_AUTO, REC_BUFFER_AUTO, NULL);
+	cr_expect_eq(c.backend, REC_BACKEND_CORE);
+	cr_expect(strstr(c.why, "not btf: kernel 6.1.0-armbtf is 32-bit"), "%s", c.why);
+	refused(&f, REC_BACKEND_BTF, REC_BUFFER_AUTO, NULL, "--backend core records the same");
+	f.kernel_ptr_size = 8;
+	cr_expect_eq(choose(&f, REC_BACKEND_AUTO, REC_BUFFER_AUTO, NULL).backend, REC_BACKEND_BTF);
 }

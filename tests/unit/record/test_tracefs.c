@@ -331,6 +331,41 @@ static void layout_refused(const struct event *ev, size_t n, int err, const char
 	free(root);
 }
 
+/*
+ * sched_stat_runtime, from which the tracefs path sums each thread's CPU
+ * time: read where the kernel has it (6.1's layout), left at length 0
+ * where it has not (every layout above lacks it), which the recording
+ * then names as missing.
+ */
+Test(tp_layout, stat_runtime_optional)
+{
+	struct event ev[NEVENTS + 1];
+	char *root, msg[512] = "";
+	struct qt_tp_layout l;
+
+	memcpy(ev, kernel_6_x86, sizeof(kernel_6_x86));
+	ev[NEVENTS] = (struct event){ "sched/sched_stat_runtime", "char comm[16];8;16;0\npid_t pid;24;4;1\n"
+				      "u64 runtime;32;8;0\nu64 vruntime;40;8;0\n", "\"\"" };
+	root = fake_tracefs(ev, NEVENTS + 1);
+	cr_assert_eq(tp_layout_read(root, &l, msg, sizeof(msg)), 0, "%s", msg);
+	expect_field(&l.sr_pid, 24, 4, QT_TPF_SIGNED, "pid");
+	expect_field(&l.sr_runtime, 32, 8, 0, "runtime");
+	cr_expect_eq(l.sr_len, 40, "the copied head stops before vruntime, which is not read");
+	tu_rmdir(root);
+	free(root);
+
+	root = fake_tracefs(ev, NEVENTS);
+	memset(&l, 0xff, sizeof(l));
+	cr_assert_eq(tp_layout_read(root, &l, msg, sizeof(msg)), 0, "a kernel without it records: %s", msg);
+	cr_expect_eq(l.sr_len, 0);
+	tu_rmdir(root);
+	free(root);
+
+	/* present but unreadable is an error, not an absence */
+	ev[NEVENTS].fields = "char comm[16];8;16;0\npid_t pid;24;4;1\n";
+	layout_refused(ev, NEVENTS + 1, -EPROTO, "sched/sched_stat_runtime has no field runtime");
+}
+
 Test(tp_layout, names_what_is_missing)
 {
 	/* one event of 6.x's changed: its new fields or print fmt, and what the message says */
