@@ -436,7 +436,8 @@ int trace_builder__threads(struct trace_builder *b, const struct tf_thread *th, 
 
 	if (!copy)
 		return -ENOMEM;
-	memcpy(copy, th, n * sizeof(*copy));
+	if (n)
+		memcpy(copy, th, n * sizeof(*copy));
 	for (size_t i = 0; i < n; i++)
 		copy[i].comm[sizeof(copy[i].comm) - 1] = 0;
 	free(t->threads_start);

@@ -152,7 +152,8 @@ static void trim_recs(struct recs *r, uint64_t ts)
 	settle(r);
 	while (k < r->n && r->v[k].h.ts < ts)
 		k++;
-	memmove(r->v, r->v + k, (r->n - k) * sizeof(*r->v));
+	if (k)
+		memmove(r->v, r->v + k, (r->n - k) * sizeof(*r->v));
 	r->n -= k;
 	r->sorted = r->n;
 }

@@ -155,7 +155,8 @@ bool sink__started(struct sink *s, struct tf_kv *meta, struct tf_thread **thread
 		*threads = malloc((s->nthreads ? s->nthreads : 1) * sizeof(**threads));
 		ok = *threads && !kv_copy(meta, &s->meta);
 		if (ok) {
-			memcpy(*threads, s->threads, s->nthreads * sizeof(**threads));
+			if (s->nthreads)
+				memcpy(*threads, s->threads, s->nthreads * sizeof(**threads));
 			*n = s->nthreads;
 			*ts = s->threads_ts;
 		} else {

@@ -35,7 +35,7 @@ static void clock_of(char *buf, size_t len, int64_t mono_ns, int64_t offset_ns)
 void status_alert(char *buf, size_t len, const struct trig_window *w, int64_t realtime_offset_ns, const char *cause,
 		  const char *path, const char *why_not)
 {
-	char when[32], b1[32], b2[32], more[48] = "";
+	char when[32], b1[32], b2[32], more[96] = "";
 	int n;
 
 	if (w->manual) {

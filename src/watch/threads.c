@@ -145,7 +145,8 @@ void threads__advance(struct threads *t, uint64_t ts)
 	/* Out of memory, a record stays pending: it is applied at every threads__at() instead. */
 	while (k < t->nrec && t->rec[k].h.ts < ts && !apply(&t->base, &t->rec[k]))
 		k++;
-	memmove(t->rec, t->rec + k, (t->nrec - k) * sizeof(*t->rec));
+	if (k)
+		memmove(t->rec, t->rec + k, (t->nrec - k) * sizeof(*t->rec));
 	t->nrec -= k;
 	t->base_ts = ts;
 }
@@ -157,7 +158,8 @@ int threads__at(const struct threads *t, uint64_t ts, struct tf_thread **out, si
 	tb.v = malloc((tb.cap ? tb.cap : 1) * sizeof(*tb.v));
 	if (!tb.v)
 		return -ENOMEM;
-	memcpy(tb.v, t->base.v, t->base.n * sizeof(*tb.v));
+	if (t->base.n)
+		memcpy(tb.v, t->base.v, t->base.n * sizeof(*tb.v));
 	for (size_t k = 0; k < t->nrec && t->rec[k].h.ts < ts; k++) {
 		if (apply(&tb, &t->rec[k])) {
 			free(tb.v);

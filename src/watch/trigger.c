@@ -172,6 +172,8 @@ void trigger__forget(struct trigger *t, uint64_t ts)
 
 	while (k < t->nlog && t->log[k].at_ns < (int64_t)ts)
 		k++;
+	if (!k)
+		return;
 	memmove(t->log, t->log + k, (t->nlog - k) * sizeof(*t->log));
 	t->nlog -= k;
 }
