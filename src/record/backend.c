@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -38,14 +37,7 @@ static bool optional(const struct bpf_program *prog)
 static void select_programs(struct backend *b, const struct qt_knobs *k, bool raw_tp)
 {
 	struct bpf_program *prog;
-	struct utsname u;
-	bool raise_safe;
 
-	uname(&u);
-	raise_safe = probe_raise_safe(u.release);
-	if (!raise_safe && k->want_irqs)
-		log_info("Linux %s: softirq raises not recorded (a raw tracepoint's program may run inside itself "
-			 "before 6.7); a softirq's wakeups stay the softirq's", u.release);
 	bpf_object__for_each_program(prog, b->obj) {
 		const char *sec = bpf_program__section_name(prog);
 		bool keep = b->kind == REC_BACKEND_TRACEFS ? backend_tracefs_wants(b, prog, raw_tp) :
@@ -53,7 +45,7 @@ static void select_programs(struct backend *b, const struct qt_knobs *k, bool ra
 
 		if (!k->want_syscalls && (ends_with(sec, "/sys_enter") || ends_with(sec, "/sys_exit")))
 			keep = false;
-		if ((!k->want_irqs || !raise_safe) && ends_with(sec, "/softirq_raise"))
+		if (!k->want_irqs && ends_with(sec, "/softirq_raise"))
 			keep = false;
 		bpf_program__set_autoload(prog, keep);
 	}

@@ -77,15 +77,6 @@ const char *probe_runtime_missing(const char *release)
 	return "";
 }
 
-bool probe_raise_safe(const char *release)
-{
-	unsigned int major = 0, minor = 0;
-
-	if (sscanf(release, "%u.%u", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 7);
-}
-
 int probe_parse_backend(const char *arg, enum rec_backend *backend, enum rec_buffer *buffer)
 {
 	bool have_backend = false, have_buffer = false;

@@ -97,14 +97,4 @@ const char *probe_buffer_name(enum rec_buffer b);
  */
 const char *probe_runtime_missing(const char *release);
 
-/*
- * Whether the softirq_raise program may run on a kernel of this release
- * (uname -r): from 6.7 the kernel keeps a BPF program on a raw tracepoint
- * from running inside itself. On Debian's 6.1 (amd64, make vm-test) a
- * system-wide recording with it locked both CPUs up for good; without it
- * the recording ran. Before 6.7 the raises are not recorded, and the
- * analysis gives softirq wakeups to the softirq, as without them.
- */
-bool probe_raise_safe(const char *release);
-
 #endif

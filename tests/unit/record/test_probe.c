@@ -225,15 +225,3 @@ Test(probe, no_tp_btf_on_32_bit_kernels)
 	f.kernel_ptr_size = 8;
 	cr_expect_eq(choose(&f, REC_BACKEND_AUTO, REC_BUFFER_AUTO, NULL).backend, REC_BACKEND_BTF);
 }
-
-/* The softirq_raise program runs only where a raw tracepoint's program cannot run inside itself (6.7+). */
-Test(probe, raise_safe_by_release)
-{
-	cr_expect_not(probe_raise_safe("4.9.118-stb"));
-	cr_expect_not(probe_raise_safe("6.1.0-56-amd64"));
-	cr_expect_not(probe_raise_safe("6.6.30"));
-	cr_expect(probe_raise_safe("6.7.0"));
-	cr_expect(probe_raise_safe("6.18.44-fc"));
-	cr_expect(probe_raise_safe("7.0"));
-	cr_expect_not(probe_raise_safe("garbage"));
-}
