@@ -219,14 +219,18 @@ Test(e2e_udp, the_sender_is_the_most_upstream_breaking_actor)
 		     ar->upstream >= 0 ? ar->v[ar->upstream].name : "none");
 }
 
-/* The receiver's break right after hog k: its late invocation starts within 10 ms of the hog's end. */
+/*
+ * The receiver's major break right after hog k: its late invocation starts
+ * within 10 ms of the hog's end (a break of jitter before it is not the hog's).
+ */
 static const struct crit_break *break_after_hog(size_t k)
 {
 	for (size_t b = 0; b < receiver->nbreaks; b++) {
 		const struct actor_break *x = &receiver->breaks[b];
 		const struct actor_invocation *iv = &receiver->inv[actor_break_target(x)];
 
-		if (!x->data_missing && iv->start_ns >= lg.hog_start[k] && iv->start_ns < lg.hog_end[k] + 10000000)
+		if (!x->data_missing && actor_break_major(receiver, x) && iv->start_ns >= lg.hog_start[k] &&
+		    iv->start_ns < lg.hog_end[k] + 10000000)
 			return e2e_break_path(&ea, receiver, b);
 	}
 	return NULL;
