@@ -299,7 +299,8 @@ static uint64_t last_wakeup(uint32_t th, uint64_t ts)
  *  - the kernel's accounting recorded at each switch-out equals schedstat
  *    exactly (every path: the tracefs one sums sched_stat_runtime);
  *  - the run intervals (switch to switch) differ from schedstat by at most
- *    1 % plus the time between the thread's wakeups and its switch-ins:
+ *    6 % (1 %, and 5 % for the host's steal) plus the interrupts on the
+ *    thread and the time between the thread's wakeups and its switch-ins:
  *    when a wakeup preempts, the kernel starts charging the woken task at
  *    the wakeup, not at the switch. On a quiet machine that term is small
  *    and the spinners agree within 0.3 %; under load it grows.
@@ -309,7 +310,7 @@ static void check_run_time_matches_schedstat(void)
 	for (int i = 0; i < wl.nth; i++) {
 		uint32_t th = thread_of(tl, wl.th[i].tid);
 		const struct tl_thread *x;
-		uint64_t sum = 0, last_rt = 0, latency = 0;
+		uint64_t sum = 0, last_rt = 0, latency = 0, irq_ns = 0;
 		double diff;
 
 		cr_assert_neq(th, TL_NONE, "thread %s/%d not in the trace", wl.th[i].name, wl.th[i].tid);
@@ -327,10 +328,13 @@ static void check_run_time_matches_schedstat(void)
 			if (wake > prev_end)
 				latency += r->start - wake;
 		}
+		for (size_t k = 0; k < tl->nirqs; k++)
+			if (tl->irqs[k].thread == th && tl->irqs[k].end <= wl.th[i].at)
+				irq_ns += tl->irqs[k].end - tl->irqs[k].start;
 		diff = (double)sum - (double)wl.th[i].run_ns;
 		fprintf(stderr, "  %-9s schedstat %10.3f ms  recorded %10.3f ms  intervals %10.3f ms (%+.3f%%),"
-			" wakeup latency %.3f ms\n", wl.th[i].name, wl.th[i].run_ns / 1e6, last_rt / 1e6,
-			sum / 1e6, 100.0 * diff / wl.th[i].run_ns, latency / 1e6);
+			" wakeup latency %.3f ms, interrupts on it %.3f ms\n", wl.th[i].name, wl.th[i].run_ns / 1e6,
+			last_rt / 1e6, sum / 1e6, 100.0 * diff / wl.th[i].run_ns, latency / 1e6, irq_ns / 1e6);
 		if (has_runtime())
 			cr_expect_eq(last_rt, wl.th[i].run_ns, "%s: recorded accounting %llu vs schedstat %llu",
 				     wl.th[i].name, (unsigned long long)last_rt,
@@ -338,10 +342,17 @@ static void check_run_time_matches_schedstat(void)
 		else	/* the file says it has none (check_header_names_the_backend) */
 			cr_expect_eq(last_rt, 0, "%s: accounting %llu where the path has none",
 				     wl.th[i].name, (unsigned long long)last_rt);
-		cr_expect(fabs(diff) <= 0.01 * wl.th[i].run_ns + latency,
-			  "%s: intervals %llu ns vs schedstat %llu ns, wakeup latency %llu ns", wl.th[i].name,
-			  (unsigned long long)sum, (unsigned long long)wl.th[i].run_ns,
-			  (unsigned long long)latency);
+		/*
+		 * Interrupts on top of it are in its intervals, not always in its
+		 * CPU time; so is the time the host did not run this virtual CPU
+		 * (steal, up to 16 ms at a time here, tests/lib/e2e_canary.h),
+		 * which the kernel leaves out of a task's CPU time: 5 % for it.
+		 * The exact check is the recorded accounting's, above.
+		 */
+		cr_expect(fabs(diff) <= 0.06 * wl.th[i].run_ns + latency + irq_ns,
+			  "%s: intervals %llu ns vs schedstat %llu ns, wakeup latency %llu ns, interrupts %llu ns",
+			  wl.th[i].name, (unsigned long long)sum, (unsigned long long)wl.th[i].run_ns,
+			  (unsigned long long)latency, (unsigned long long)irq_ns);
 	}
 }
 
