@@ -30,6 +30,8 @@
 #include "trigger.h"
 #include "watch.h"
 
+struct window_plan;
+
 #define NS 1000000000ull
 #define MS 1000000ull
 
@@ -126,11 +128,12 @@ void watched_step(struct watch *w, uint64_t until, bool final);
 /* Every break up to the time returned is decided. */
 uint64_t watched_decided(const struct watch *w, uint64_t until);
 /*
- * The verdict on a window: every watched actor judged on [from, to],
- * its major breaks inside into *out (malloc'd) and *n, each marked
- * online when the detector had found it as it came. 0 or -ENOMEM.
+ * The verdict on the window of plan p: every watched actor judged on the
+ * records of its blocks, its major breaks inside into *out (malloc'd)
+ * and *n, each marked online when the detector had found it as it came.
+ * 0, or what window_records returns.
  */
-int watched_verdict(struct watch *w, uint64_t from, uint64_t to, struct trig_break **out, size_t *n);
+int watched_verdict(struct watch *w, const struct window_plan *p, struct trig_break **out, size_t *n);
 
 /* ---- windows.c ---- */
 

@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "judge.h"
 #include "lib/log.h"
+#include "window.h"
 
 /* An actor is judged at most this often for its follower's flags. */
 #define JUDGE_GAP (NS / 2)
@@ -88,7 +89,8 @@ static const char *left_why(const struct watch *w, const struct watched *x, cons
  * in a window.
  */
 /* The judge's input for x over [from, to] from its history: false when it has no record before to. */
-static bool judge_in_of(struct watch *w, const struct watched *x, uint64_t from, uint64_t to, struct judge_in *in)
+static bool judge_in_of(struct watch *w, struct history *h, const struct watched *x, uint64_t from, uint64_t to,
+			struct judge_in *in)
 {
 	*in = (struct judge_in){
 		.spec = x->a.spec, .tid = x->a.tid, .tgid = x->a.tgid, .comm = x->a.comm, .arch = w->arch,
@@ -96,8 +98,8 @@ static bool judge_in_of(struct watch *w, const struct watched *x, uint64_t from,
 		.syscall = x->a.kind == ACTOR_SYSCALL, .nr = x->a.rule.nr, .has_arg0 = x->a.rule.has_arg0,
 		.arg0 = x->a.rule.arg0,
 	};
-	in->recs = history__of(w->hist, x->a.tid, &in->nrecs);
-	in->losses = history__losses(w->hist, &in->nlosses);
+	in->recs = history__of(h, x->a.tid, &in->nrecs);
+	in->losses = history__losses(h, &in->nlosses);
 	if (!in->nrecs || in->recs[0].h.ts >= to)
 		return false;
 	if (in->from < in->recs[0].h.ts)
@@ -111,7 +113,7 @@ static void judge_span(struct watch *w, struct watched *x, uint64_t to, uint64_t
 	struct judge_out jo;
 
 	/* A thread that did not run there has nothing to decide there. */
-	if (!judge_in_of(w, x, to > w->hist_ns ? to - w->hist_ns : 0, to, &in) || judge_actor(&in, &jo)) {
+	if (!judge_in_of(w, w->hist, x, to > w->hist_ns ? to - w->hist_ns : 0, to, &in) || judge_actor(&in, &jo)) {
 		if (limit > x->judged_until)
 			x->judged_until = limit;
 		return;
@@ -232,20 +234,36 @@ static bool found_online(const struct trig_break *log, size_t n, uint32_t tid, i
 	return false;
 }
 
-int watched_verdict(struct watch *w, uint64_t from, uint64_t to, struct trig_break **out, size_t *n)
+int watched_verdict(struct watch *w, const struct window_plan *p, struct trig_break **out, size_t *n)
 {
+	/*
+	 * Judged on the records the file will hold, not on the histories:
+	 * the window's first block may begin before what a history still
+	 * holds, and the report of the file would see breaks there that a
+	 * verdict from the history could not.
+	 */
+	struct history *h = history__new(SIZE_MAX / 4);
 	struct trig_break *log = NULL, *v = NULL;
 	size_t nlog = 0, cap = 0;
-	int err = trigger__breaks_in(w->trig, from, to, &log, &nlog);
+	uint64_t from = p->first_ts, to = p->last_ts, first = UINT64_MAX;
+	int err = h ? 0 : -ENOMEM;
 
 	*out = NULL;
 	*n = 0;
+	for (size_t i = 0; i < w->n && !err; i++)
+		err = history__track(h, w->v[i].a.tid);
+	if (!err)
+		err = window_records(w->ring, p, h, &first);
+	if (first < from)
+		from = first;
+	if (!err)
+		err = trigger__breaks_in(w->trig, from, to, &log, &nlog);
 	for (size_t i = 0; i < w->n && !err; i++) {
 		const struct watched *x = &w->v[i];
 		struct judge_in in;
 		struct judge_out jo;
 
-		if (!judge_in_of(w, x, from, to, &in) || judge_actor(&in, &jo))
+		if (!judge_in_of(w, h, x, from, to, &in) || judge_actor(&in, &jo))
 			continue;
 		log_debug("verdict on [%.3f, %.3f] s: %s judged on [%.3f, %.3f] s, %zu records: %s, period %.0f ns, "
 			  "%zu invocations, %zu breaks", (from - w->start_ts) / 1e9, (to - w->start_ts) / 1e9, x->a.name,
@@ -279,6 +297,7 @@ int watched_verdict(struct watch *w, uint64_t from, uint64_t to, struct trig_bre
 		judge_out_free(&jo);
 	}
 	free(log);
+	history__free(h);
 	if (err) {
 		free(v);
 		*n = 0;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "history.h"
 #include "ring.h"
 #include "threads.h"
 #include "window.h"
@@ -92,6 +93,48 @@ static uint64_t block_last_ts(struct tf_packer *pk, const struct tf_packed *b)
 		p += n;
 	}
 	return last;
+}
+
+int window_records(struct ring *r, const struct window_plan *p, struct history *h, uint64_t *first_ts)
+{
+	struct ring_copy c = { 0 };
+	struct tf_packer *pk = NULL;
+	union qt_record batch[512];
+	int err = tf_packer__new(0, &pk);
+
+	*first_ts = UINT64_MAX;
+	for (uint64_t seq = p->first_seq; !err && seq <= p->last_seq; seq++) {
+		const uint8_t *q, *end;
+		struct codec_state cs;
+		size_t nb = 0;
+		int got = ring__copy(r, seq, &c), n;
+
+		/* Gone meanwhile: the window will not be written whole either (window_write says so). */
+		if (got <= 0) {
+			err = got ? got : -ESTALE;
+			break;
+		}
+		if (tf_packer__unpack(pk, &c.pk, &q)) {
+			err = -EINVAL;
+			break;
+		}
+		end = q + c.pk.raw_len;
+		codec_reset(&cs, c.pk.base_ts);
+		while (!err && q < end && (n = codec_decode(&cs, q, end, &batch[nb])) > 0) {
+			q += n;
+			if (batch[nb].h.type != QT_REC_STATS && batch[nb].h.ts < *first_ts)
+				*first_ts = batch[nb].h.ts;
+			if (++nb == sizeof(batch) / sizeof(batch[0])) {
+				err = history__add(h, batch, nb);
+				nb = 0;
+			}
+		}
+		if (!err && nb)
+			err = history__add(h, batch, nb);
+	}
+	ring_copy_free(&c);
+	tf_packer__free(pk);
+	return err;
 }
 
 static int watch_keys(struct tf_kv *m, const struct window_in *in, const struct window_out *out, uint64_t start)

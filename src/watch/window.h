@@ -25,6 +25,7 @@
 #include "file/tracefile.h"
 #include "trigger.h"
 
+struct history;
 struct ring;
 struct threads;
 
@@ -68,6 +69,14 @@ struct window_out {
  * none of it), -ENOMEM.
  */
 int window_plan(struct ring *r, uint64_t from, uint64_t to, struct window_plan *p);
+
+/*
+ * The records of plan p's blocks into h (its tracked threads' and the
+ * losses): what the window's file will hold, for its verdict. The
+ * earliest record's time into *first_ts. 0, -ESTALE (a block left the
+ * ring meanwhile), -EINVAL (one does not unpack), -ENOMEM.
+ */
+int window_records(struct ring *r, const struct window_plan *p, struct history *h, uint64_t *first_ts);
 
 /*
  * Writes the window of plan p: 0, or a negative errno with a message in

@@ -114,7 +114,7 @@ static void write_window(struct watch *w, const struct trig_window *asked)
 	}
 	e = window_plan(w->ring, win.from, win.to, &p);
 	if (!e)
-		e = watched_verdict(w, p.first_ts, p.last_ts, &breaks, &in.nbreaks);
+		e = watched_verdict(w, &p, &breaks, &in.nbreaks);
 	if (e) {
 		not_written(w, &win, e == -ENODATA ? "the memory no longer holds it" : strerror(-e), e, NULL);
 		return;

@@ -127,9 +127,12 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-/* replay() within --max-files and --max-disk (0: no limit); what watch said in *said (free it) when given. */
+/*
+ * replay() within --max-files and --max-disk (0: no limit), the recording
+ * in blocks of block_bytes; what watch said in *said (free it) when given.
+ */
 static void replay_bounded(struct sw_cfg *c, const char *const *specs, size_t nspecs, int64_t late,
-			   unsigned int max_files, uint64_t max_disk, char **said, struct outcome *o, char *dir_out)
+			   size_t block_bytes, unsigned int max_files, uint64_t max_disk, char **said, struct outcome *o, char *dir_out)
 {
 	char *dir = tu_tmpdir(), path[512];
 	struct watch_opts wo = {
@@ -146,7 +149,7 @@ static void replay_bounded(struct sw_cfg *c, const char *const *specs, size_t ns
 	FILE *out = said ? open_memstream(&said_buf, &said_len) : fopen("/dev/null", "w");
 
 	snprintf(path, sizeof(path), "%s/rec.qtrace", dir);
-	sw_save(t, path, 64 << 10);
+	sw_save(t, path, block_bytes);
 	trace__free(t);
 	snprintf(dir_out, 256, "%s/w", dir);
 	mkdir(dir_out, 0700);
@@ -184,7 +187,7 @@ static void replay_bounded(struct sw_cfg *c, const char *const *specs, size_t ns
 static void replay(struct sw_cfg *c, const char *const *specs, size_t nspecs, int64_t late, struct outcome *o,
 		   char *dir_out)
 {
-	replay_bounded(c, specs, nspecs, late, 0, 0, NULL, o, dir_out);
+	replay_bounded(c, specs, nspecs, late, 64 << 10, 0, 0, NULL, o, dir_out);
 }
 
 static struct sw_cfg disturbed(unsigned long long seed, int n, uint64_t every)
@@ -218,6 +221,25 @@ Test(watch, a_window_per_disturbance_agreeing_with_the_report, .timeout = 120)
 	cr_assert_gt(o.online, 0);
 	cr_log_info("%d windows, %d breaks: %d found online, %d on their window", o.files, o.report_breaks, o.online,
 		    o.on_window);
+	tu_rmdir(o.base);
+}
+
+/*
+ * A recording in blocks of 8 MiB (seconds each, as a quiet recording's
+ * are): a window's first block begins long before the seconds the
+ * detector keeps of each thread, and its verdict still agrees with the
+ * report of the file, which sees the whole block.
+ */
+Test(watch, blocks_longer_than_the_history_agree_with_the_report, .timeout = 120)
+{
+	char dir[256];
+	struct outcome o;
+	struct sw_cfg c = disturbed(3, 4, 5 * S);
+
+	log_level = LOG_QUIET;
+	replay_bounded(&c, NULL, 0, 0, 8 << 20, 0, 0, NULL, &o, dir);
+	cr_assert_geq(o.files, 1, "%d windows", o.files);
+	cr_log_info("%d windows, %d breaks", o.files, o.report_breaks);
 	tu_rmdir(o.base);
 }
 
@@ -278,7 +300,7 @@ Test(watch, max_files_and_max_disk_stop_the_writing, .timeout = 200)
 	cr_assert_eq(all.files, 5);
 	tu_rmdir(all.base);
 
-	replay_bounded(&c, NULL, 0, 0, 2, 0, &said, &o, dir);
+	replay_bounded(&c, NULL, 0, 0, 64 << 10, 2, 0, &said, &o, dir);
 	cr_assert_eq(o.files, 2, "--max-files 2: %d files", o.files);
 	cr_assert_str_eq(o.names[0], all.names[0]);
 	cr_assert_str_eq(o.names[1], all.names[1]);
@@ -288,7 +310,7 @@ Test(watch, max_files_and_max_disk_stop_the_writing, .timeout = 200)
 	tu_rmdir(o.base);
 
 	/* room for two and a half windows of this size */
-	replay_bounded(&c, NULL, 0, 0, 0, all.bytes / 2, &said, &o, dir);
+	replay_bounded(&c, NULL, 0, 0, 64 << 10, 0, all.bytes / 2, &said, &o, dir);
 	cr_assert_geq(o.files, 1, "%s", said);
 	cr_assert_lt(o.files, 5, "%s", said);
 	cr_assert_leq(o.bytes, all.bytes / 2, "--max-disk %llu: %llu bytes written", all.bytes / 2, o.bytes);
