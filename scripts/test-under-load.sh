@@ -2,12 +2,15 @@
 # The tests must pass on a busy machine: runs `make check` ROUNDS times with
 # stress-ng loading every CPU, the disk and memory at normal priority, then
 # ROUNDS times without, and prints each run's result and time.
-#   scripts/test-under-load.sh [ROUNDS]      (default 3; as root: the e2e tests record)
+#   scripts/test-under-load.sh [ROUNDS] [loaded|idle|both]
+#      (default 3 rounds of both; as root: the e2e tests record)
 # Exit status 0 only when every run passed. The logs of failed runs are
 # kept in $TMPDIR/qostrace-load-*.log.
 set -u
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
+phase=${2:-both}
+case $phase in loaded|idle|both) ;; *) echo "test-under-load.sh: phase is loaded, idle or both, not '$phase'" >&2; exit 2;; esac
 command -v stress-ng >/dev/null || { echo "test-under-load.sh: needs stress-ng (scripts/install-deps.sh)" >&2; exit 2; }
 make -s all >/dev/null || exit 1
 status=0
@@ -28,14 +31,18 @@ run() {	# run LABEL N
 		echo "    log: $log"
 	fi
 }
-stress-ng --cpu 2 --io 1 --vm 1 --vm-bytes 256M --timeout 0 -q &
-stress=$!
-trap 'kill $stress 2>/dev/null' EXIT
-sleep 2
-for i in $(seq "$rounds"); do run loaded "$i"; done
-kill $stress 2>/dev/null
-wait $stress 2>/dev/null
-trap - EXIT
-sleep 2
-for i in $(seq "$rounds"); do run idle "$i"; done
+if [ "$phase" != idle ]; then
+	stress-ng --cpu 2 --io 1 --vm 1 --vm-bytes 256M --timeout 0 -q &
+	stress=$!
+	trap 'kill $stress 2>/dev/null' EXIT
+	sleep 2
+	for i in $(seq "$rounds"); do run loaded "$i"; done
+	kill $stress 2>/dev/null
+	wait $stress 2>/dev/null
+	trap - EXIT
+	sleep 2
+fi
+if [ "$phase" != loaded ]; then
+	for i in $(seq "$rounds"); do run idle "$i"; done
+fi
 exit $status
