@@ -52,6 +52,7 @@ static void patterns_opts_of(const struct analysis_opts *o, struct patterns_opts
 	po->delta = o->delta;
 	po->alpha = o->alpha;
 	po->gap = o->gap;
+	po->search_always = o->search_patterns;
 }
 
 /*

@@ -53,9 +53,10 @@ struct analysis_opts {
 	size_t break_paths;
 	/* progress graph: --pair A,B (NULL: the default pair) */
 	const char *pair;
-	/* patterns: --delta, --alpha, --gap */
+	/* patterns: --delta, --alpha, --gap, --search-patterns */
 	double delta, alpha;		/* < 0: automatic search */
 	int gap;			/* < 0: default */
+	bool search_patterns;		/* search even where it cannot pay (patterns_cannot_pay()) */
 	bool progress;			/* progress lines on a terminal */
 	int verbose;
 	/*

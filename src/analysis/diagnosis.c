@@ -333,7 +333,7 @@ static void third_answer(struct diagnosis *d, const struct patterns_result *pr)
 {
 	struct diag_patterns *p = &d->patterns;
 
-	p->kind = pr->n ? DIAG_PATTERNS_FOUND : DIAG_PATTERNS_NONE;
+	p->kind = pr->n ? DIAG_PATTERNS_FOUND : pr->skipped ? DIAG_PATTERNS_SKIPPED : DIAG_PATTERNS_NONE;
 	p->searched = !pr->status;
 	p->periods = pr->nneg;
 	for (size_t i = 0; i < pr->n && i < DIAG_PATTERNS; i++)

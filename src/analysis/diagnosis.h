@@ -131,6 +131,7 @@ struct diag_cause {
 enum diag_patterns_kind {
 	DIAG_PATTERNS_NOT_ANALYSED,	/* no pattern result */
 	DIAG_PATTERNS_NONE,		/* nothing sets the breaks apart */
+	DIAG_PATTERNS_SKIPPED,		/* not searched: patterns_cannot_pay() */
 	DIAG_PATTERNS_FOUND,
 };
 

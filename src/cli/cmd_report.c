@@ -32,6 +32,7 @@ enum {
 	OPT_ALPHA,
 	OPT_GAP,
 	OPT_COLOR,
+	OPT_SEARCH_PATTERNS,
 };
 
 static const struct argp_option options[] = {
@@ -45,6 +46,9 @@ static const struct argp_option options[] = {
 	{ "delta", OPT_DELTA, "PERCENT", 0, "Minimum support where the period breaks (default: searched from 100%)", 4 },
 	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds, scaled to the breaks' window lengths (default: searched from 0%)", 4 },
 	{ "gap", OPT_GAP, "N", 0, "Events a pattern may skip between two of its elements (default 2)", 4 },
+	{ "search-patterns", OPT_SEARCH_PATTERNS, NULL, 0,
+	  "Search even an actor whose period is under 100 us and breaks 1000 times or more (skipped by default: a scheduler's rhythm, not a media period)",
+	  4 },
 	{ 0 },
 };
 
@@ -111,6 +115,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ALPHA:
 		if (parse_fraction(arg, &a->an.o.alpha))
 			argp_error(state, "--alpha '%s': a percentage in [0, 100], e.g. 10%%", arg);
+		break;
+	case OPT_SEARCH_PATTERNS:
+		a->an.o.search_patterns = true;
 		break;
 	case OPT_GAP:
 		if (parse_u64(arg, 0, 64, &v))

@@ -55,6 +55,26 @@
  *    traces: the search over all the breaks gets half of it, the severity
  *    levels what is left; a run cut by time returns what it found, and the
  *    report says so).
+ * When a search cannot pay (patterns_cannot_pay()): an actor of a period
+ * under PATTERNS_MEDIA_PERIOD_NS that breaks it PATTERNS_STORM_BREAKS times
+ * or more (major breaks) is not searched unless o->search_always; the
+ * result says so (status, skipped). Measured on two recordings of
+ * `stress-ng --switch 2` (scripts/bench-storm-report.sh): the upstream
+ * actor's "period" was 47-48 us, its breaks 1,841 and 3,356, each late by
+ * a tenth of the period or more, i.e. by 5 us, less than one wake-up on a
+ * busy CPU; the search ran its whole 5 s budget (13 and 7 miner runs, three
+ * levels) and found nothing. Such a rhythm is the scheduler's own (a
+ * ping-pong of threads), not a media period: the shortest media periods
+ * in use are audio buffers of 32 frames (667 us at 48 kHz, 167 us at
+ * 192 kHz) and AES67's 125 us packets, and video's are milliseconds
+ * (JACK's 16 frames at 192 kHz, 83 us, is the rare exception
+ * search_always is for). A break late by a few microseconds is one ordinary
+ * scheduling delay, in kept periods as much as in breaks, so nothing can
+ * stand out from chance; and thousands of breaks make the search cost its
+ * whole budget. Both conditions are required: a fast loop with a few
+ * long breaks (a hang to explain) is still searched, and so is a media
+ * actor with thousands of breaks.
+ *
  * The event stream, the vocabulary and each window's symbols are computed
  * once and shared by the searches. Memory: the stream (16 bytes an event),
  * the symbols of the windows mined (4 bytes each, at most
@@ -83,6 +103,10 @@ struct actors_result;
 					 * periods': the text says its thresholds are scaled */
 #define PATTERNS_MAX_LEVELS 6		/* all breaks, then up to 5 severity levels */
 #define PATTERNS_MIN_SEVERE 5		/* fewest breaks a severity level mines */
+#define PATTERNS_MEDIA_PERIOD_NS 100000	/* an actor's period below this (ns) is not a media
+					 * period: see patterns_cannot_pay() */
+#define PATTERNS_STORM_BREAKS 1000	/* with this many major breaks or more, its search is
+					 * skipped (unless search_always) */
 #define PATTERNS_DELTA_TOLERANCE 0.10	/* searched delta: also the patterns that miss a tenth
 					 * of the breaks (at least one) more than the first that
 					 * emerge, at the same alpha */
@@ -100,6 +124,8 @@ struct patterns_opts {
 	uint64_t max_nodes;	/* per miner run and phase; default 50,000 */
 	uint32_t max_len;	/* longest pattern; default 8 */
 	uint32_t keep;		/* patterns kept in the result, best first; default 100 */
+	bool search_always;	/* patterns__analyse: search even where patterns_cannot_pay()
+				 * (report --search-patterns); default false */
 };
 
 /*
@@ -143,6 +169,9 @@ struct patterns_result {
 	const char *status;
 	long actor;			/* index into actors_result.v, -1 if none */
 	char actor_name[64];
+
+	bool skipped;			/* not searched: patterns_cannot_pay() (status says why) */
+	double period_ns;		/* skipped: the actor's period */
 
 	/* the subtraces */
 	size_t windows_pos, windows_neg;	/* the actor's windows */
@@ -204,6 +233,15 @@ int patterns__analyse(const struct timeline *tl, const struct actors_result *ar,
 int patterns__mine_windows(const struct timeline *tl, const struct period_window *w, size_t n,
 			   uint32_t actor_thread, const struct patterns_opts *o,
 			   struct patterns_result **out);
+
+/*
+ * Why a search over the @major_breaks major breaks of an actor of period
+ * @period_ns cannot pay (a static string, the result's status), or NULL
+ * when it may: the period is under PATTERNS_MEDIA_PERIOD_NS and the breaks
+ * number PATTERNS_STORM_BREAKS or more (see "When a search cannot pay"
+ * above). A period of 0 or less (not periodic) is never judged.
+ */
+const char *patterns_cannot_pay(double period_ns, size_t major_breaks);
 
 /* Frees a result and the names it owns; NULL is fine. */
 void patterns__free(struct patterns_result *r);

@@ -65,6 +65,14 @@ int patterns__mine_windows(const struct timeline *tl, const struct period_window
 	return err;
 }
 
+const char *patterns_cannot_pay(double period_ns, size_t major_breaks)
+{
+	if (period_ns <= 0 || period_ns >= PATTERNS_MEDIA_PERIOD_NS || major_breaks < PATTERNS_STORM_BREAKS)
+		return NULL;
+	return "not searched: a period under 100 us broken 1000 times or more is the scheduler's rhythm, "
+	       "not a media period (report --search-patterns searches anyway)";
+}
+
 /* The cut of a (cut: the actors' stage's) as the result reports it. */
 static void report_cut(struct patterns_result *r, const struct actor *a, struct actors_cut cut)
 {
@@ -127,6 +135,19 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, struc
 		late[n] = l;
 		w[n++] = y;
 	}
+	/* Decided before anything is symbolised: the search would cost its
+	 * whole budget and find nothing (patterns.h, When a search cannot pay). */
+	if (!o.search_always && patterns_cannot_pay(a->st.period_ns, nbreaks)) {
+		err = patterns__mine_windows(tl, NULL, 0, TL_NONE, &o, &r);
+		if (err)
+			goto out;
+		r->status = patterns_cannot_pay(a->st.period_ns, nbreaks);
+		r->skipped = true;
+		r->period_ns = a->st.period_ns;
+		r->windows_neg = n - nbreaks;
+		r->nlevels = 0;		/* no search ran */
+		goto done;
+	}
 	err = windows__init(&p, tl, w, n, a->thread, &o);
 	if (err)
 		goto out;
@@ -180,6 +201,7 @@ static int analyse_actor(const struct timeline *tl, const struct actor *a, struc
 		goto out;
 	if (r->found)
 		r->status = NULL;
+done:
 	r->minor_breaks = minor;
 	report_cut(r, a, cut);
 	r->windows_pos = nbreaks + minor;

@@ -124,6 +124,11 @@ function secondAnswer(c, el) {
 /* The third: the patterns that show up when it breaks (patterns: report --json's). */
 function thirdAnswer(p, patterns, el) {
 	if (!p) return null;
+	const ps = REPORT.patterns_search;
+	/* Skipped when it could not pay (report.schema.json, patterns_search.status). */
+	if (!p.found && ps && ps.status && ps.status.startsWith('not searched:'))
+		return ['3. Its breaks were not searched for patterns: its period is too short for a media period ' +
+			'(see the patterns section).'];
 	if (!p.found)
 		return ['3. No pattern of activity sets its breaks apart from the periods that hold' +
 			(p.searched ? ' (see the patterns section)' : '') + '.'];

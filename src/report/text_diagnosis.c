@@ -220,6 +220,12 @@ static void third_answer(const struct analysis *a, const struct diagnosis *d, FI
 
 	if (dp->kind == DIAG_PATTERNS_NOT_ANALYSED)
 		return;
+	if (dp->kind == DIAG_PATTERNS_SKIPPED) {
+		/* "No pattern sets them apart" would claim a search that did not run. */
+		fprintf(f, "3. Its breaks were not searched for patterns: its period is too short for a media period "
+			   "(see the patterns section).\n");
+		return;
+	}
 	if (dp->kind == DIAG_PATTERNS_NONE) {
 		fprintf(f, "3. No pattern of activity sets its breaks apart from the periods that hold%s.\n",
 			dp->searched ? " (see the patterns section)" : "");

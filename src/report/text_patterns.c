@@ -55,6 +55,13 @@ void text_patterns_print(const struct patterns_result *r, FILE *f, const struct 
 	else
 		snprintf(title, sizeof(title), "What happens when the period breaks");
 	rs_section(f, st, title);
+	if (r->skipped) {
+		/* The figures the rule read (patterns_cannot_pay()), then why and how to force it. */
+		fprintf(f, "period %s, %zu breaks late by %s or more: %s\n",
+			fmt_duration(b3, sizeof(b3), (int64_t)r->period_ns), r->windows_pos - r->minor_breaks,
+			fmt_duration(b1, sizeof(b1), r->min_lateness_ns), r->status);
+		return;
+	}
 	if (!r->npos) {
 		fprintf(f, "%s: no emerging patterns to look for\n", r->status ? r->status : "nothing to mine");
 		if (r->excluded_pos)

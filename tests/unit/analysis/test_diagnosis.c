@@ -884,6 +884,15 @@ Test(diagnosis_text, the_three_answers)
 			       "(2 threads of that name; 4 ms to 5 ms more than usual).\n"
 			       "3. No pattern of activity sets its breaks apart from the periods that hold.\n"), "%s", text);
 	free(text);
+	/* Skipped (patterns_cannot_pay()): it says so, and claims no search. */
+	f.pr.status = patterns_cannot_pay(40000, 5000);
+	f.pr.skipped = true;
+	text = summary_text(&f.a);
+	cr_expect(strstr(text, "3. Its breaks were not searched for patterns: its period is too short for a media "
+			       "period (see the patterns section).\n"), "%s", text);
+	cr_expect_null(strstr(text, "No pattern of activity"), "%s", text);
+	free(text);
+	f.pr.skipped = false;
 	blame_thread(&f, 0, HOG_A, 0);
 	blame_thread(&f, 1, HOG_B, 0);
 	f.cb[0].release_excess_ns = 474 * US;

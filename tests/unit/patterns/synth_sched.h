@@ -19,6 +19,8 @@
 
 #include "actors/actors.h"
 #include "patterns/patterns.h"
+#include "report/json_patterns.h"
+#include "report/text_patterns.h"
 #include "synth_trace.h"
 #include "testutil.h"
 #include "timeline/timeline.h"
@@ -281,6 +283,29 @@ static inline void sched_free(struct sched *sc)
 {
 	timeline__free(sc->tl);
 	trace__free(sc->t);
+}
+
+/* The result as the text report (json false, at -v verbose) or the JSON one prints it; free() it. */
+static inline char *sched_render(const struct patterns_result *r, bool json, int verbose)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct report_style st = { .color = false, .verbose = verbose };
+
+	cr_assert(f);
+	if (json) {
+		json_writer_t *w = jsonw_new(f, true);
+
+		jsonw_start_object(w);
+		json_patterns_write(r, w);
+		jsonw_end_object(w);
+		jsonw_destroy(&w);
+	} else {
+		text_patterns_print(r, f, &st);
+	}
+	fclose(f);
+	return buf;
 }
 
 /* A pattern as "a|b|c". */

@@ -10,34 +10,8 @@
 
 #include "patterns/miner.h"
 #include "patterns/patterns.h"
-#include "report/json_patterns.h"
-#include "report/text_patterns.h"
 #include "synth_sched.h"
 #include "testutil.h"
-
-/* ---- renderings ---- */
-
-static char *render(const struct patterns_result *r, bool json, int verbose)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct report_style st = { .color = false, .verbose = verbose };
-
-	cr_assert(f);
-	if (json) {
-		json_writer_t *w = jsonw_new(f, true);
-
-		jsonw_start_object(w);
-		json_patterns_write(r, w);
-		jsonw_end_object(w);
-		jsonw_destroy(&w);
-	} else {
-		text_patterns_print(r, f, &st);
-	}
-	fclose(f);
-	return buf;
-}
 
 /* ---- the disturbance is found ---- */
 
@@ -415,7 +389,7 @@ Test(patterns, jitter_left_out)
 	cr_assert_eq(r->nneg, 26);
 	cr_assert_str_eq(r->v[0].events[0], "irq 24 xhci_hcd");
 	cr_assert_eq(r->v[0].count_pos, 4);
-	s = render(r, false, 0);
+	s = sched_render(r, false, 0);
 	cr_assert_not_null(strstr(s, "\n4 breaks (late by 10 % of the period or more) against 26 kept periods; "
 				     "left out: 1 break of jitter\n"), "%s", s);
 	free(s);
@@ -430,7 +404,7 @@ Test(patterns, jitter_left_out)
 	cr_assert_eq(r->npos, 1);
 	cr_assert(r->min_lateness_fixed);
 	cr_assert_float_eq(r->min_lateness, 2.5, 1e-12);
-	s = render(r, false, 0);
+	s = sched_render(r, false, 0);
 	cr_assert_not_null(strstr(s, "\n1 breaks (late by 250 us or more) against 26 kept periods; "
 				     "left out: 4 breaks of jitter\n"), "%s", s);
 	free(s);
@@ -531,7 +505,7 @@ Test(patterns, severity_levels)
 		cr_assert_float_eq(p->score, 0.5, 1e-12);
 		cr_assert_not_null(strstr(p->events[0], "cc1"), "%s", p->events[0]);
 	}
-	s = render(r, false, 0);
+	s = sched_render(r, false, 0);
 	cr_assert_not_null(strstr(s, "\nall breaks: first patterns at >= 50 % of the breaks, <= 0 % of the periods\n"
 				     "the 6 worst, late by more than 30 us (Otsu): first patterns at >= 100 % of "
 				     "the breaks, <= 0 % of the periods\n"), "%s", s);
@@ -539,7 +513,7 @@ Test(patterns, severity_levels)
 			   "%s", s);
 	cr_assert_not_null(strstr(s, "  5. cc1 switched in  (in 6/12 breaks, 0/29 periods; at 50 % / 0 %)\n"), "%s", s);
 	free(s);
-	s = render(r, true, 0);
+	s = sched_render(r, true, 0);
 	cr_assert_not_null(strstr(s, "\"level\": 1,"), "%s", s);
 	cr_assert_not_null(strstr(s, "\"breaks\": 6,"), "%s", s);
 	cr_assert_not_null(strstr(s, "\"late_above_ns\": 30000,"), "%s", s);
@@ -687,7 +661,7 @@ Test(patterns, renderings)
 	cr_assert_eq(patterns__mine_windows(sc.tl, sc.w, sc.nw, sc.src, &o, &r), 0);
 	snprintf(r->actor_name, sizeof(r->actor_name), "src/100");
 	r->actor = 0;
-	s = render(r, false, 0);
+	s = sched_render(r, false, 0);
 	cr_assert_not_null(strstr(s, "== What happens when src/100 breaks its period\n"), "%s", s);
 	cr_assert_not_null(strstr(s, "\n4 breaks against 27 kept periods\n"), "%s", s);
 	cr_assert_not_null(strstr(s, " kinds of event, gap 2, the activity of src/100 itself left out\n"), "%s", s);
@@ -700,7 +674,7 @@ Test(patterns, renderings)
 				     "1/27 periods; at 100 % / 10 %)\n"),
 			   "%s", s);
 	free(s);
-	s = render(r, true, 0);
+	s = sched_render(r, true, 0);
 	cr_assert_not_null(strstr(s, "\"patterns\": [\n"), "%s", s);
 	cr_assert_not_null(strstr(s, "\"usb-storage switched in\"\n"), "%s", s);
 	cr_assert_not_null(strstr(s, "\"run\"\n"), "%s", s);
@@ -715,12 +689,12 @@ Test(patterns, renderings)
 	free(s);
 	patterns__free(r);
 
-	s = render(NULL, true, 0);
+	s = sched_render(NULL, true, 0);
 	cr_assert_not_null(strstr(s, "\"patterns\": []"), "%s", s);
 	cr_assert_not_null(strstr(s, "\"patterns_search\": null"), "%s", s);
 	free(s);
 	cr_assert_eq(patterns__mine_windows(sc.tl, NULL, 0, TL_NONE, NULL, &r), 0);
-	s = render(r, false, 0);
+	s = sched_render(r, false, 0);
 	cr_assert_str_eq(s, "\n== What happens when the period breaks\n"
 			    "the period never breaks: no emerging patterns to look for\n");
 	free(s);
