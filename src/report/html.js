@@ -769,7 +769,7 @@ function header() {
 function verdict() {
 	const v = $('verdict'), d = REPORT.diagnosis;
 	if (d) {
-		v.append(el('h2', {}, 'Diagnosis'), qtDiagnosis.box(d, REPORT.patterns, el));
+		v.append(el('h2', {}, 'Diagnosis'), qtDiagnosis.box(d, REPORT.patterns, REPORT.patterns_search, el));
 		if (upstream) {
 			v.className = 'bad';
 			v.append(el('p', { class: 'muted' }, 'Its breaks are shaded red on its lane, and faintly across all lanes: look there for what else ran.'));

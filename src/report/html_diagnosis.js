@@ -121,10 +121,9 @@ function secondAnswer(c, el) {
 		' more than usual).'];
 }
 
-/* The third: the patterns that show up when it breaks (patterns: report --json's). */
-function thirdAnswer(p, patterns, el) {
+/* The third: the patterns that show up when it breaks (patterns, ps: report --json's patterns, patterns_search). */
+function thirdAnswer(p, patterns, ps, el) {
 	if (!p) return null;
-	const ps = REPORT.patterns_search;
 	/* Skipped when it could not pay (report.schema.json, patterns_search.status). */
 	if (!p.found && ps && ps.status && ps.status.startsWith('not searched:'))
 		return ['3. Its breaks were not searched for patterns: its period is too short for a media period ' +
@@ -142,8 +141,11 @@ function thirdAnswer(p, patterns, el) {
 	return out;
 }
 
-/* The Diagnosis of report --json (src/analysis/diagnosis.h), in the text report's words. */
-function box(d, patterns, el) {
+/*
+ * The Diagnosis of report --json (src/analysis/diagnosis.h), in the text
+ * report's words; patterns and search are its patterns and patterns_search.
+ */
+function box(d, patterns, search, el) {
 	const box = el('div', { id: 'diagnosis' });
 	if (d.answer === 'no_actor')
 		box.append(el('p', {}, 'No thread did enough to judge a period (see --actor to choose one).'));
@@ -153,7 +155,7 @@ function box(d, patterns, el) {
 	else if (d.answer === 'none_breaks')
 		for (const parts of keepsRhythm(d, el)) box.append(el('p', {}, ...parts));
 	else
-		for (const parts of [firstAnswer(d, el), secondAnswer(d.cause, el), thirdAnswer(d.patterns, patterns, el)])
+		for (const parts of [firstAnswer(d, el), secondAnswer(d.cause, el), thirdAnswer(d.patterns, patterns, search, el)])
 			if (parts) box.append(el('p', {}, ...parts));
 	return box;
 }

@@ -40,7 +40,7 @@
 struct wl_log {
 	bool rt;
 	int tid[2], rfd[2];
-	int64_t rd[2][ITER], wr[2][ITER];
+	int64_t rd[2][ITER], wr[2][ITER], wrote[2][ITER];
 	bool slow[ITER];
 	size_t nslow;
 };
@@ -83,6 +83,8 @@ static void parse_log(struct run *r)
 			r->lg.rd[!strcmp(name, r->names[1])][i] = t;
 		} else if (sscanf(line, "write %31s i=%d t=%lld", name, &i, &t) == 3 && i < ITER) {
 			r->lg.wr[!strcmp(name, r->names[1])][i] = t;
+		} else if (sscanf(line, "wrote %31s i=%d t=%lld", name, &i, &t) == 3 && i < ITER) {
+			r->lg.wrote[!strcmp(name, r->names[1])][i] = t;
 		}
 	}
 	fclose(f);
@@ -199,6 +201,20 @@ static int64_t truth_q2(const struct run *r, int t, int i)
 	return r->lg.wr[!t][i] - r->lg.rd[t][i];
 }
 
+/*
+ * Is q2 the block of thread t in iteration i, as far as the log can tell:
+ * within 2 % of [read, the other's write), or longer, up to the other's
+ * write returning? The wakeup comes from inside that write(), and a
+ * writer held up there (its virtual CPU stalled by the host: 9 ms seen
+ * under stress-ng) makes the reader wait that much longer.
+ */
+static bool q2_as_logged(const struct run *r, int t, int i, int64_t q2)
+{
+	int64_t hi = r->lg.wrote[!t][i] ? r->lg.wrote[!t][i] - r->lg.rd[t][i] : truth_q2(r, t, i);
+
+	return within(q2, truth_q2(r, t, i), 0.02) || (q2 >= truth_q2(r, t, i) && q2 <= hi + hi / 50);
+}
+
 /* The iteration whose read() by thread t is nearest to s. */
 static int iteration_at(const struct run *r, int t, int64_t s)
 {
@@ -275,7 +291,7 @@ Test(e2e_progress, pc_q1_q2_q3_match_the_log)
 		checked++;
 		cr_assert(llabs(b->s - pc.lg.rd[1][i]) < 200000, "block %zu at %lld, the read at %lld", k,
 			  (long long)b->s, (long long)pc.lg.rd[1][i]);
-		ok2 += within(b->q2, truth_q2(&pc, 1, i), 0.02);
+		ok2 += q2_as_logged(&pc, 1, i, b->q2);
 		ok3 += within(b->q3, pc.lg.rd[1][i] - pc.lg.wr[0][i - 1], 0.02);
 	}
 	fprintf(stderr, "pc: %zu of %zu blocks within 2 %% for Q2, %zu for Q3\n", ok2, checked, ok3);
@@ -357,9 +373,10 @@ Test(e2e_progress, pc_departs_where_the_log_breaks_its_rhythm)
 			found++;
 			at_break += dp->actor >= 0;
 			/* its worst wait is the slowed item's, as the log has it, far beyond the cycle's */
-			cr_expect(within(w->q2, truth_q2(&pc, 1, i), 0.02) && w->q2 > 2 * dp->worst_expect,
-				  "item %d: waited %lld (the log: %lld) instead of %lld", i, (long long)w->q2,
-				  (long long)truth_q2(&pc, 1, i), (long long)dp->worst_expect);
+			cr_expect(q2_as_logged(&pc, 1, i, w->q2) && w->q2 > 2 * dp->worst_expect,
+				  "item %d: waited %lld (the log: %lld, %lld when the write returned) instead of %lld", i,
+				  (long long)w->q2, (long long)truth_q2(&pc, 1, i),
+				  (long long)(pc.lg.wrote[0][i] - pc.lg.rd[1][i]), (long long)dp->worst_expect);
 		}
 		/* an item without a wait has no block: the next one departs */
 		if (truth_q2(&pc, 1, i) > 0 && log_departs(&pc, i, pt, 1.25)) {

@@ -21,6 +21,8 @@
  *   NAME tid=T rfd=R wfd=W       each thread, its pipe ends
  *   read NAME i=K t=NS           NAME enters read() for iteration K
  *   write NAME i=K t=NS          NAME enters write() for iteration K
+ *   wrote NAME i=K t=NS          NAME's write() of iteration K returned:
+ *                                the reader was woken in between
  *   slow i=K                     the producer's iteration K was slowed
  */
 #include <pthread.h>
@@ -48,7 +50,7 @@ struct side {
 	const char *name;
 	int cpu, rfd, wfd;
 	long tid;
-	int64_t *rd, *wr;	/* per iteration: entering read(), write() */
+	int64_t *rd, *wr, *wrote;	/* per iteration: entering read(), write(); write() returned */
 };
 
 static int iterations = 400;
@@ -89,6 +91,7 @@ static void *producer(void *arg)
 		s->wr[k] = now_ns();
 		if (one_byte(s->wfd, 1))
 			break;
+		s->wrote[k] = now_ns();
 	}
 	return NULL;
 }
@@ -112,6 +115,7 @@ static void *follower(void *arg)
 		s->wr[k] = now_ns();
 		if (one_byte(s->wfd, 1))
 			break;
+		s->wrote[k] = now_ns();
 	}
 	return NULL;
 }
@@ -128,6 +132,7 @@ static void *ping(void *arg)
 		s->rd[k] = 0;
 		if (one_byte(s->wfd, 1))
 			break;
+		s->wrote[k] = now_ns();
 		s->rd[k] = now_ns();
 		if (one_byte(s->rfd, 0))
 			break;
@@ -142,6 +147,8 @@ static void dump(FILE *f, const struct side *s)
 			fprintf(f, "read %s i=%d t=%lld\n", s->name, k, (long long)s->rd[k]);
 		if (s->wr[k])
 			fprintf(f, "write %s i=%d t=%lld\n", s->name, k, (long long)s->wr[k]);
+		if (s->wrote[k])
+			fprintf(f, "wrote %s i=%d t=%lld\n", s->name, k, (long long)s->wrote[k]);
 	}
 }
 
@@ -177,7 +184,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++) {
 		s[i].rd = calloc(iterations, sizeof(int64_t));
 		s[i].wr = calloc(iterations, sizeof(int64_t));
-		if (!s[i].rd || !s[i].wr)
+		s[i].wrote = calloc(iterations, sizeof(int64_t));
+		if (!s[i].rd || !s[i].wr || !s[i].wrote)
 			return 1;
 	}
 	/* the first period 100 ms on: both threads have started and pinned themselves */
