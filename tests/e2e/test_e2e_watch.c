@@ -164,7 +164,7 @@ static void check_window(const char *path, struct window *w)
 	cr_assert(trigger, "%s: the break at %lld that opened the window is no major break of the report: %s", path,
 		  w->at, listed);
 	if (found != nlisted)
-		cr_log_warn("%s: the detector lists %zu breaks, the report finds %zu of them: %s", path, nlisted, found,
+		cr_log_info("%s: the detector lists %zu breaks, the report finds %zu of them: %s", path, nlisted, found,
 			    listed);
 	cr_assert_geq(found * 4, nlisted * 3, "%s: the detector lists %zu breaks, the report finds %zu of them", path,
 		      nlisted, found);
@@ -336,8 +336,9 @@ static size_t one_window_per_disturbance(const struct window *w, size_t nw, cons
 		cr_assert(captured, "the disturbance at %lld is in no window that names the disturber:%s", d[i].start,
 			  what);
 	}
+	/* info, not warn: Criterion exits non-zero on a warning, and these windows are no failure */
 	if (other)
-		cr_log_warn("%zu window(s) led by breaks at no planned disturbance, real breaks the busy machine "
+		cr_log_info("%zu window(s) led by breaks at no planned disturbance, real breaks the busy machine "
 			    "made:%s", other, what);
 	return other;
 }
