@@ -23,6 +23,7 @@
 #include "testutil.h"
 #include "synth_views.h"
 #include "lib/parse.h"
+#include "patterns/patterns.h"
 #include "record/probe.h"
 #include "report/report.h"
 #include "report/html.h"
@@ -290,4 +291,59 @@ Test(e2e_views_synthetic, gantt_chart_json_and_page)
 	cr_assert_eq(sh(cmd, &out), 0, "%s", out);
 	free(out);
 	chromium_check(page, shots, "--expect-critical --min-lanes 4", "timeline.png", "gantt");
+}
+
+/*
+ * A context-switch storm's page: a thread woken every 40 us, one wake in
+ * ten late by 8 us (20000 invocations, 2000 major breaks), whose pattern
+ * search cannot pay (patterns_cannot_pay()): the page's Diagnosis says its
+ * breaks were not searched, as the text report does, and the page draws.
+ */
+Test(e2e_views_synthetic, storm_page_says_its_breaks_were_not_searched)
+{
+	struct synth *s = synth_new(0, 810 * SV_MS, 2);
+	struct report_style st = { 0 };
+	struct analysis_opts o;
+	struct analysis *an;
+	struct timeline *tl;
+	struct trace *t;
+	char page[400], shots[400], diag[400], flags[1024];
+	FILE *f;
+
+	require_chromium();
+	synth_thread(s, 100, 100, "storm");
+	synth_targets(s, "100");
+	for (uint64_t k = 0; k < 20000; k++) {
+		uint64_t at = SV_MS + k * 40000 + (k % 10 == 5 ? 8000 : 0);
+
+		synth_timer_wakeup(s, at, 100, 100, 0);
+		synth_switch(s, at, 0, 0, 0, SYN_PREEMPT, 100, 100);
+		synth_switch(s, at + 4000, 0, 100, 100, SYN_SLEEP, 0, 0);
+	}
+	t = synth_finish(s);
+	cr_assert_eq(timeline__build(t, NULL, &tl), 0);
+	analysis_opts_default(&o);
+	o.jobs = 1;
+	cr_assert_eq(analysis__run_trace(t, tl, &o, &an), 0);
+	cr_assert_not_null(an->patterns);
+	cr_assert(an->patterns->skipped, "the storm's search ran: %s", an->patterns->status ? an->patterns->status : "");
+	snprintf(page, sizeof(page), "%s/storm.html", sdir);
+	snprintf(shots, sizeof(shots), "%s/shots-storm", sdir);
+	snprintf(diag, sizeof(diag), "%s/storm-diagnosis.txt", sdir);
+	cr_assert_eq(report_html_write(an, page, NULL, NULL), 0);
+	f = fopen(diag, "w");
+	cr_assert(f);
+	report_summary(an, f, &st);
+	fclose(f);
+	{
+		char cmd[1024];
+
+		snprintf(cmd, sizeof(cmd), "sed -i '/^== Diagnosis$/d' '%s' && grep -q 'not searched' '%s'", diag, diag);
+		cr_assert_eq(e2e_sh(cmd, NULL), 0, "the text Diagnosis does not say the breaks were not searched");
+	}
+	snprintf(flags, sizeof(flags), "--min-lanes 1 --expect-breaks --expect-diagnosis '%s'", diag);
+	chromium_check(page, shots, flags, "timeline.png", NULL);
+	analysis__free(an);
+	timeline__free(tl);
+	trace__free(t);
 }
