@@ -410,14 +410,18 @@ static __always_inline void tid_sys_exit(struct out o, __s64 ret)
 	c->sys_ts = 0;
 }
 
-/* A thread exits where contexts are keyed by tid: a call in progress never returns. */
+/*
+ * A thread exits where contexts are keyed by tid: a call in progress never
+ * returns. Its entry was recorded, so it is closed even when the process
+ * is no target any more (see on_exit in tp_btf.bpf.h).
+ */
 static __always_inline void tid_ctx_exit(struct out o, __u32 tid, __u32 tgid)
 {
 	struct task_ctx *c = bpf_map_lookup_elem(&task_ctx_by_tid, &tid);
 
 	if (!c)
 		return;
-	if (c->sys_ts && records_syscalls(tgid))
+	if (c->sys_ts)
 		emit_syscall(o, tid, tgid, c, 0, QT_SYS_NORETURN);
 	bpf_map_delete_elem(&task_ctx_by_tid, &tid);
 }

@@ -186,9 +186,15 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 	if (tgid == knobs.self_tgid)
 		return 0;
-	/* exit() and exit_group() never return: close the call here. */
+	/*
+	 * exit() and exit_group() never return: close the call here. Its
+	 * entry was recorded (sys_ts), so it is closed even when the process
+	 * is no target any more: the thread that made the group dead may
+	 * reach this point before one that exited earlier (seen in an emulated
+	 * arm64 guest: a worker's exit() lost after the leader's exit_group()).
+	 */
 	c = bpf_task_storage_get(&task_ctx, p, 0, 0);
-	if (c && c->sys_ts && records_syscalls(tgid)) {
+	if (c && c->sys_ts) {
 		emit_syscall(RING_ONLY, p->pid, p->tgid, c, 0, QT_SYS_NORETURN);
 		c->sys_ts = 0;
 	}
