@@ -149,6 +149,12 @@ struct model {
 	uint32_t *cpu_idx;		/* [n] tasks by (CPU, start) */
 	uint32_t *cpu_off;		/* [ncpu + 1] */
 	uint32_t *cpu_hint;		/* [ncpu] where the last search on that CPU ended (model building) */
+	/*
+	 * [n] by cpu_idx position: the latest end of the CPU's tasks up to
+	 * there. NULL where every CPU's ends are in order already (a task of
+	 * zero duration sorted after a longer one of the same start is not).
+	 */
+	int64_t *cpu_reach;
 	uint32_t ncpu;
 	struct span *miss;		/* merged windows of missing data (any CPU) */
 	size_t nmiss;
@@ -225,15 +231,26 @@ void model_drop_build(struct model *m);
  */
 uint32_t model_task_at(const struct model *m, uint32_t th, int64_t w);
 
-/* Tasks by (CPU, start) into m->cpu_idx, cpu_off, cpu_hint: who held a CPU when. 0 or -ENOMEM. */
+/*
+ * Tasks by (CPU, start) into m->cpu_idx, cpu_off, cpu_hint and cpu_reach:
+ * who held a CPU when. 0 or -ENOMEM.
+ */
 int cpus_index(struct model *m);
+/*
+ * m->cpu_reach from cpu_idx and cpu_off (cpus_index calls it): what the
+ * searches of cpus_held go by, so that where a CPU's ends are out of order
+ * they find every task that overlaps the window whatever the hint.
+ * 0 or -ENOMEM.
+ */
+int cpus_reach(struct model *m);
 
 typedef void (*held_fn)(void *ctx, uint32_t thread, int64_t ns);
 
 /*
  * Calls fn (if any) for each stretch of [a, b) (absolute) in which a
  * thread other than th ran on cpu. Returns the total. hint[cpu]: where the
- * caller's last search on that CPU ended (one array per thread).
+ * caller's last search on that CPU ended (one array per thread); it makes
+ * the search shorter, never the answer different.
  */
 int64_t cpus_held(const struct model *m, uint32_t *hint, uint32_t cpu, uint32_t th, int64_t a, int64_t b, held_fn fn,
 		  void *ctx);

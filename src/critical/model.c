@@ -252,6 +252,7 @@ void model_free(struct model *m)
 	free(m->cpu_idx);
 	free(m->cpu_off);
 	free(m->cpu_hint);
+	free(m->cpu_reach);
 	free(m->miss);
 }
 
