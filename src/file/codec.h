@@ -43,6 +43,7 @@ union qt_record {
 	struct qt_lost lost;
 	struct qt_stats stats;
 	struct qt_softirq_raise raise;
+	struct qt_data data;
 };
 
 /* Upper bound of one encoded record, for buffer sizing. */

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * The data-flow records (QT_REC_DATA, include/qt_events.h; docs/
+ * ALGORITHMS.md §9.2): at the exit of a target's data system call that
+ * moved bytes, the identity of the object behind its descriptor(s), read
+ * from current->files with CO-RE. Both paths with BTF share it (tp_btf
+ * and raw_tp); the classic tracepoints' object cannot carry CO-RE
+ * relocations and records none.
+ *
+ * What it costs a call that is not a data call: one load from the
+ * data_calls table. A data call: the descriptor table walk (about eight
+ * probe reads per descriptor) and one record.
+ */
+#ifndef QT_DATA_BPF_H
+#define QT_DATA_BPF_H
+
+/* Per system call number, its enum qt_data_call: filled by the loader (src/record/datacalls.c). */
+const volatile __u8 data_calls[QT_DATA_NRS] = {};
+
+#define QT_S_IFMT 0170000
+#define QT_S_IFSOCK 0140000
+#define QT_AF_UNIX 1
+#define QT_O_TRUNC 01000	/* x86, arm and the generic table alike */
+
+/* The file of descriptor fd of task t, or NULL. */
+static __always_inline struct file *data_fd_file(struct task_struct *t, __u64 fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), fds + fd);
+	return f;
+}
+
+/* The object of descriptor fd into *o (zeroed first: ino 0 when it cannot be resolved). */
+static __always_inline void data_obj(struct task_struct *t, __u64 fd, struct qt_data_obj *o)
+{
+	struct file *f = data_fd_file(t, fd);
+	struct inode *in;
+	struct socket *sock;
+	struct sock *sk, *peer;
+	__u32 fmt;
+
+	o->ino = o->peer = 0;
+	o->dev = o->mode = 0;
+	if (!f)
+		return;
+	in = BPF_CORE_READ(f, f_inode);
+	if (!in)
+		return;
+	o->ino = BPF_CORE_READ(in, i_ino);
+	o->dev = BPF_CORE_READ(in, i_sb, s_dev);
+	fmt = BPF_CORE_READ(in, i_mode) & QT_S_IFMT;
+	o->mode = fmt;
+	if (fmt != QT_S_IFSOCK)
+		return;
+	sock = BPF_CORE_READ(f, private_data);
+	sk = BPF_CORE_READ(sock, sk);
+	if (!sk)
+		return;
+	o->mode |= ((__u32)BPF_CORE_READ(sock, type) & 0xff) << 16;
+	o->mode |= ((__u32)BPF_CORE_READ(sk, __sk_common.skc_family) & 0xff) << 24;
+	if (BPF_CORE_READ(sk, __sk_common.skc_family) != QT_AF_UNIX)
+		return;
+	peer = BPF_CORE_READ((struct unix_sock *)sk, peer);
+	if (peer)
+		o->peer = BPF_CORE_READ(peer, sk_socket, file, f_inode, i_ino);
+}
+
+/*
+ * At a recorded call's exit (c: its context, still holding its entry),
+ * the QT_REC_DATA record when it is a data call that moved something.
+ * The second and third arguments are still in regs at the exit (only the
+ * first may have been overwritten by the return value, on arm64: the
+ * entry kept it).
+ */
+static __always_inline void data_exit(struct out o, struct task_ctx *c, __u32 tid, __u32 tgid,
+				      __s64 ret, struct pt_regs *regs)
+{
+	struct task_struct *t;
+	struct qt_data *r;
+	__u64 in = c->sys_arg0, out = 0;
+	__u32 nr = c->sys_nr;
+	bool two = false;
+	__u8 cls;
+
+	if (!knobs.want_data || nr >= QT_DATA_NRS)
+		return;
+	cls = data_calls[nr];
+	if (cls == QT_DC_NONE)
+		return;
+	switch (cls) {
+	case QT_DC_FD0:
+		if (ret <= 0)
+			return;
+		break;
+	case QT_DC_IN0_OUT2:
+		if (ret <= 0)
+			return;
+		out = PT_REGS_PARM3_CORE(regs);
+		two = true;
+		break;
+	case QT_DC_OUT0_IN1:
+		if (ret <= 0)
+			return;
+		out = in;
+		in = PT_REGS_PARM2_CORE(regs);
+		two = true;
+		break;
+	case QT_DC_IN0_OUT1:
+		if (ret <= 0)
+			return;
+		out = PT_REGS_PARM2_CORE(regs);
+		two = true;
+		break;
+	case QT_DC_OPEN_FLAGS1:
+	case QT_DC_OPEN_FLAGS2:
+		if (ret < 0)
+			return;
+		if (!((cls == QT_DC_OPEN_FLAGS1 ? PT_REGS_PARM2_CORE(regs) :
+						    PT_REGS_PARM3_CORE(regs)) & QT_O_TRUNC))
+			return;
+		in = ret;
+		ret = 0;
+		break;
+	case QT_DC_CREAT:
+		if (ret < 0)
+			return;
+		in = ret;
+		ret = 0;
+		break;
+	case QT_DC_FTRUNCATE:
+		if (ret != 0 || PT_REGS_PARM2_CORE(regs) != 0)
+			return;
+		break;
+	default:
+		return;
+	}
+	r = reserve(o, sizeof(*r), QT_REC_DATA, c->sys_ts);
+	if (!r)
+		return;
+	r->end_ts = bpf_ktime_get_ns();
+	r->bytes = ret;
+	r->tid = tid;
+	r->tgid = tgid;
+	r->nr = nr;
+	r->pad = 0;
+	t = (struct task_struct *)bpf_get_current_task();
+	data_obj(t, in, &r->obj[0]);
+	if (two) {
+		data_obj(t, out, &r->obj[1]);
+	} else {
+		r->obj[1].ino = r->obj[1].peer = 0;
+		r->obj[1].dev = r->obj[1].mode = 0;
+	}
+	submit(o, r, sizeof(*r));
+}
+
+#endif /* QT_DATA_BPF_H */
