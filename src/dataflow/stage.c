@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The data-flow path of a recording, ready to print; see
+ * src/dataflow/stage.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "file/dataobj.h"
+#include "file/missing.h"
+#include "lib/log.h"
+#include "stage.h"
+
+/* At most this many non-critical inputs listed per merge (the closest first). */
+#define OTHERS_PER_MERGE 8
+
+const char *dataflow_unavailable(const struct trace *t, char *buf, size_t len)
+{
+	const char *features = tf_kv_get(&t->meta, TF_META_FEATURES);
+	const char *mode = tf_kv_get(&t->meta, TF_META_MODE);
+
+	if (t->format_version < 3)
+		snprintf(buf, len, "the file is trace format %u: the objects of reads and writes are "
+			 "recorded from format 3 on", t->format_version);
+	else if (missing_has(tf_kv_get(&t->meta, TF_META_MISSING), MISSING_DATA))
+		snprintf(buf, len, "it was recorded by the tracefs attach path, which cannot read the "
+			 "file behind a descriptor (the path of a kernel without BTF, or of --backend "
+			 "tracefs; record --btf FILE gives such a kernel the core path)");
+	else if (missing_has(features, "data"))
+		return NULL;
+	else if (!missing_has(features, "syscalls"))
+		snprintf(buf, len, "it was recorded with --no-syscalls");
+	else if (mode && !strcmp(mode, "all"))
+		snprintf(buf, len, "it was recorded with -a, which leaves the objects of reads and "
+			 "writes out unless asked: record -a --data");
+	else
+		snprintf(buf, len, "it was recorded with --no-data");
+	return buf;
+}
+
+/* The name of thread tid at ts, from the task records and the snapshots ("" if none). */
+static void comm_at(const struct trace *t, uint32_t tid, uint64_t ts, char comm[QT_COMM_LEN])
+{
+	uint64_t best = 0;
+
+	comm[0] = 0;
+	for (size_t i = 0; i < t->nthreads_start; i++)
+		if (t->threads_start[i].tid == tid)
+			snprintf(comm, QT_COMM_LEN, "%s", t->threads_start[i].comm);
+	for (size_t i = 0; i < t->ntask; i++) {
+		const struct qt_task *k = &t->task[i];
+
+		if (k->tid == tid && k->h.type != QT_REC_EXIT && k->h.ts <= ts && k->h.ts >= best) {
+			best = k->h.ts;
+			snprintf(comm, QT_COMM_LEN, "%s", k->comm);
+		}
+	}
+	for (size_t i = 0; !comm[0] && i < t->nthreads_end; i++)
+		if (t->threads_end[i].tid == tid)
+			snprintf(comm, QT_COMM_LEN, "%s", t->threads_end[i].comm);
+}
+
+/* The target --data-path names: the latest state of a matching object. */
+static long named_target(const struct dataflow_result *r, const char *spec)
+{
+	uint32_t dev;
+	uint64_t ino;
+	long best = -1;
+
+	if (dataobj_parse(spec, &dev, &ino)) {
+		log_err("--data-path '%s': expected MAJ:MIN:INO (as stat -c '%%Hd:%%Ld:%%i' prints), "
+			"pipe:[INO] or socket:[INO]", spec);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < r->d.nstates; i++) {
+		const struct df_state *s = &r->d.states[i];
+		const struct df_key *k = &r->rec.keys[s->obj];
+
+		if (s->kind == DF_S_PRETRACE || (k->ino != ino && k->peer != ino) ||
+		    (dev != UINT32_MAX && k->dev != dev))
+			continue;
+		if (best < 0 || s->t >= r->d.states[best].t)
+			best = (long)i;
+	}
+	if (best < 0) {
+		log_err("--data-path %s: no traced call made a version of it", spec);
+		return -ESRCH;
+	}
+	return best;
+}
+
+static int push_other(struct dataflow_result *r, const struct df_other *o)
+{
+	struct df_other *v;
+
+	if (r->nothers % 16 == 0) {
+		v = realloc(r->others, (r->nothers + 16) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->others = v;
+	}
+	r->others[r->nothers++] = *o;
+	return 0;
+}
+
+static int cmp_slack(const void *x, const void *y)
+{
+	const struct df_other *a = x, *b = y;
+
+	return (a->slack > b->slack) - (a->slack < b->slack);
+}
+
+/*
+ * The other inputs of state s (made by a call of its process, its pred
+ * through a read): the states the process read since its previous
+ * mutation and before the call began, and the object's previous version;
+ * traced states only (what was there before the recording is left out).
+ */
+static int merge_others(struct dataflow_result *r, size_t hop, long s)
+{
+	const struct df_state *st = &r->d.states[s];
+	const struct df_input *in = &r->rec.in;
+	const struct df_op *op = &in->ops[st->op];
+	int64_t since = INT64_MIN, pred_t = r->d.states[st->pred].t;
+	size_t first = r->nothers;
+
+	for (size_t i = 0; i < in->nops; i++) {
+		const struct df_op *o = &in->ops[i];
+
+		if (o->proc == op->proc && i != st->op && o->e <= op->s && o->e > since &&
+		    (o->kind == DF_OP_WRITE || o->kind == DF_OP_TRUNC))
+			since = o->e;
+	}
+	for (size_t i = 0; i < in->nops; i++) {
+		const struct df_op *o = &in->ops[i];
+		long g = r->d.got[i];
+		bool seen = false;
+
+		if (o->proc != op->proc || o->kind != DF_OP_READ || g < 0 || g == st->pred ||
+		    o->e >= op->s || o->e <= since || r->d.states[g].kind == DF_S_PRETRACE)
+			continue;
+		for (size_t k = first; k < r->nothers && !seen; k++)
+			seen = r->others[k].obj == r->d.states[g].obj &&
+			       r->others[k].version == r->d.states[g].version;
+		if (!seen && push_other(r, &(struct df_other){ .hop = hop, .obj = r->d.states[g].obj,
+				.version = r->d.states[g].version, .proc = r->d.states[g].proc,
+				.t = r->d.states[g].t, .slack = pred_t - r->d.states[g].t }))
+			return -ENOMEM;
+	}
+	qsort(r->others + first, r->nothers - first, sizeof(*r->others), cmp_slack);
+	if (r->nothers - first > OTHERS_PER_MERGE)
+		r->nothers = first + OTHERS_PER_MERGE;
+	r->hops[hop].other0 = first;
+	r->hops[hop].nother = r->nothers - first;
+	return 0;
+}
+
+/* The hop of state s (its first), into r->hops[r->nhops]. */
+static void hop_start(struct dataflow_result *r, long s, const struct df_step *step)
+{
+	const struct df_state *st = &r->d.states[s];
+	struct df_hop *h = &r->hops[r->nhops];
+
+	*h = (struct df_hop){ .obj = st->obj, .proc = st->proc, .v_first = st->version,
+			      .v_last = st->version, .t_first = st->t, .t_last = st->t, .kind = st->kind,
+			      .read_at = step ? st->pred_read_at : -1 };
+	if (step) {
+		h->waited = step->waited;
+		h->in_process = step->in_process;
+	}
+}
+
+/* The thread and name of the hop's last call. */
+static void hop_who(struct dataflow_result *r, const struct trace *t, struct df_hop *h, long s)
+{
+	const struct df_state *st = &r->d.states[s];
+
+	if (st->op == UINT32_MAX) {	/* PRETRACE: nobody (tgid 0) */
+		h->tgid = h->tid = 0;
+		h->comm[0] = 0;
+		return;
+	}
+	h->tid = r->rec.op_tid[st->op];
+	h->tgid = st->proc < r->rec.in.nprocs ? r->rec.tgids[st->proc] : 0;
+	comm_at(t, h->tid, (uint64_t)st->t, h->comm);
+}
+
+/* Compresses the steps into hops (§9.6), with the merges' other inputs. */
+static int make_hops(struct dataflow_result *r, const struct trace *t, const struct df_step *v, size_t n)
+{
+	long last = r->target;
+	int err = 0;
+
+	r->hops = calloc(n + 1, sizeof(*r->hops));
+	if (!r->hops)
+		return -ENOMEM;
+	hop_start(r, n ? v[0].from : r->target, NULL);
+	r->nhops = 1;
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct df_state *to = &r->d.states[v[i].to];
+		struct df_hop *h = &r->hops[r->nhops - 1];
+
+		if (to->proc == h->proc && to->obj == h->obj && to->pred_read_at < 0) {
+			h->v_last = to->version;
+			h->t_last = to->t;
+			h->in_process += v[i].in_process;
+			h->waited += v[i].waited;
+		} else {
+			hop_who(r, t, h, v[i].from);
+			hop_start(r, v[i].to, &v[i]);
+			r->nhops++;
+			if (to->pred_read_at >= 0 && to->op != UINT32_MAX &&
+			    r->rec.in.ops[to->op].kind != DF_OP_TRANSFER && r->rec.in.ops[to->op].kind != DF_OP_TEE)
+				err = merge_others(r, r->nhops - 1, v[i].to);
+		}
+	}
+	hop_who(r, t, &r->hops[r->nhops - 1], last);
+	return err;
+}
+
+static int cmp_share(const void *x, const void *y)
+{
+	const struct df_share *a = x, *b = y;
+
+	if (a->in_process != b->in_process)
+		return a->in_process < b->in_process ? 1 : -1;
+	return (a->tgid > b->tgid) - (a->tgid < b->tgid);
+}
+
+/* Per process, the in-process time of its hops; the waits summed. */
+static int make_shares(struct dataflow_result *r)
+{
+	r->shares = calloc(r->nhops + 1, sizeof(*r->shares));
+	if (!r->shares)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nhops; i++) {
+		const struct df_hop *h = &r->hops[i];
+		size_t k;
+
+		r->waited += h->waited;
+		if (h->proc == UINT32_MAX)
+			continue;
+		for (k = 0; k < r->nshares && r->shares[k].proc != h->proc; k++)
+			;
+		if (k == r->nshares) {
+			r->shares[k] = (struct df_share){ .proc = h->proc, .tgid = h->tgid };
+			memcpy(r->shares[k].comm, h->comm, sizeof(h->comm));
+			r->nshares++;
+		}
+		r->shares[k].in_process += h->in_process;
+	}
+	qsort(r->shares, r->nshares, sizeof(*r->shares), cmp_share);
+	return 0;
+}
+
+static int path_of(struct dataflow_result *r, const struct trace *t)
+{
+	struct df_step *v;
+	size_t n;
+	int err;
+
+	if (r->target < 0)
+		return 0;
+	err = dataflow_path(&r->d, r->target, &v, &n);
+	if (err)
+		return err;
+	r->elapsed = r->d.states[r->target].t - r->d.states[n ? v[0].from : r->target].t;
+	err = make_hops(r, t, v, n);
+	free(v);
+	return err ? err : make_shares(r);
+}
+
+int dataflow__analyse(const struct trace *t, const struct dataflow_opts *o, struct dataflow_result **out)
+{
+	struct dataflow_result *r;
+	char why[256];
+	int err;
+
+	*out = NULL;
+	if (dataflow_unavailable(t, why, sizeof(why))) {
+		if (!o->asked)
+			return 0;
+		log_err("--data-path: this recording has no data-flow records: %s", why);
+		return -ENODATA;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->target = -1;
+	err = df_recording_build(t, &r->rec);
+	if (!err)
+		err = dataflow_compute(&r->rec.in, &r->d);
+	if (!err) {
+		r->nops = r->rec.in.nops;
+		r->lost = t->lost_events > 0;
+		r->target = r->d.target;
+		if (o->target) {
+			r->target = named_target(r, o->target);
+			r->named = true;
+			err = r->target < 0 ? (int)r->target : 0;
+		}
+	}
+	if (!err)
+		err = path_of(r, t);
+	if (err) {
+		dataflow__free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+void dataflow__free(struct dataflow_result *r)
+{
+	if (!r)
+		return;
+	df_recording_release(&r->rec);
+	dataflow_release(&r->d);
+	free(r->hops);
+	free(r->others);
+	free(r->shares);
+	free(r);
+}
+
+const char *dataflow_proc_name(const struct dataflow_result *r, uint32_t proc, char *buf, size_t len)
+{
+	for (size_t i = r->nhops; i-- > 0;) {
+		if (r->hops[i].proc == proc) {
+			snprintf(buf, len, "%s/%u", r->hops[i].comm, r->hops[i].tgid);
+			return buf;
+		}
+	}
+	if (proc < r->rec.in.nprocs)
+		snprintf(buf, len, "pid %u", r->rec.tgids[proc]);
+	else
+		snprintf(buf, len, "nobody traced");
+	return buf;
+}
