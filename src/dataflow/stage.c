@@ -112,43 +112,80 @@ static int cmp_slack(const void *x, const void *y)
 	return (a->slack > b->slack) - (a->slack < b->slack);
 }
 
+/* The latest mutation (write, truncation) of proc that ended by `until`, but for call skip: its end. */
+static int64_t last_mutation(const struct df_input *in, uint32_t proc, int64_t until, uint32_t skip)
+{
+	int64_t since = INT64_MIN;
+
+	for (size_t i = 0; i < in->nops; i++) {
+		const struct df_op *o = &in->ops[i];
+
+		if (o->proc == proc && i != skip && o->e <= until && o->e > since &&
+		    (o->kind == DF_OP_WRITE || o->kind == DF_OP_TRUNC))
+			since = o->e;
+	}
+	return since;
+}
+
+/* The fork that made process proc (the index of its op), or -1. */
+static long fork_of(const struct df_input *in, uint32_t proc)
+{
+	for (size_t i = 0; i < in->nops; i++)
+		if (in->ops[i].kind == DF_OP_FORK && in->ops[i].child == proc)
+			return (long)i;
+	return -1;
+}
+
+/* Adds the traced state g as another input of hop (once), its slack against the critical pred_t. */
+static int add_other(struct dataflow_result *r, size_t hop, size_t first, long g, int64_t pred_t)
+{
+	const struct df_state *s = &r->d.states[g];
+
+	for (size_t k = first; k < r->nothers; k++)
+		if (r->others[k].obj == s->obj && r->others[k].version == s->version)
+			return 0;
+	return push_other(r, &(struct df_other){ .hop = hop, .obj = s->obj, .version = s->version,
+						  .proc = s->proc, .t = s->t, .slack = pred_t - s->t });
+}
+
 /*
- * The other inputs of state s (made by a call of its process, its pred
+ * The other inputs of state s (made by a write of its process, its pred
  * through a read): the states the process read since its previous
- * mutation and before the call began, and the object's previous version;
- * traced states only (what was there before the recording is left out).
+ * mutation and before the call began; a process forked since then
+ * inherits its parent's reads up to the fork (docs/ALGORITHMS.md §9.2's
+ * cand), so those of the parent count too. Traced states only: what was
+ * there before the recording (a library, a configuration) is left out.
  */
 static int merge_others(struct dataflow_result *r, size_t hop, long s)
 {
 	const struct df_state *st = &r->d.states[s];
 	const struct df_input *in = &r->rec.in;
-	const struct df_op *op = &in->ops[st->op];
-	int64_t since = INT64_MIN, pred_t = r->d.states[st->pred].t;
+	int64_t until = in->ops[st->op].s, pred_t = r->d.states[st->pred].t;
+	uint32_t proc = in->ops[st->op].proc, skip = st->op;
 	size_t first = r->nothers;
+	int err = 0;
 
-	for (size_t i = 0; i < in->nops; i++) {
-		const struct df_op *o = &in->ops[i];
+	for (int depth = 0; depth < 16 && !err; depth++) {
+		int64_t since = last_mutation(in, proc, until, skip);
+		long f;
 
-		if (o->proc == op->proc && i != st->op && o->e <= op->s && o->e > since &&
-		    (o->kind == DF_OP_WRITE || o->kind == DF_OP_TRUNC))
-			since = o->e;
+		for (size_t i = 0; i < in->nops && !err; i++) {
+			const struct df_op *o = &in->ops[i];
+			long g = r->d.got[i];
+
+			if (o->proc == proc && o->kind == DF_OP_READ && g >= 0 && g != st->pred && o->e < until &&
+			    o->e > since && r->d.states[g].kind != DF_S_PRETRACE)
+				err = add_other(r, hop, first, g, pred_t);
+		}
+		f = fork_of(in, proc);
+		if (f < 0 || in->ops[f].s <= since)
+			break;
+		proc = in->ops[f].proc;
+		until = in->ops[f].s;
+		skip = UINT32_MAX;
 	}
-	for (size_t i = 0; i < in->nops; i++) {
-		const struct df_op *o = &in->ops[i];
-		long g = r->d.got[i];
-		bool seen = false;
-
-		if (o->proc != op->proc || o->kind != DF_OP_READ || g < 0 || g == st->pred ||
-		    o->e >= op->s || o->e <= since || r->d.states[g].kind == DF_S_PRETRACE)
-			continue;
-		for (size_t k = first; k < r->nothers && !seen; k++)
-			seen = r->others[k].obj == r->d.states[g].obj &&
-			       r->others[k].version == r->d.states[g].version;
-		if (!seen && push_other(r, &(struct df_other){ .hop = hop, .obj = r->d.states[g].obj,
-				.version = r->d.states[g].version, .proc = r->d.states[g].proc,
-				.t = r->d.states[g].t, .slack = pred_t - r->d.states[g].t }))
-			return -ENOMEM;
-	}
+	if (err)
+		return err;
 	qsort(r->others + first, r->nothers - first, sizeof(*r->others), cmp_slack);
 	if (r->nothers - first > OTHERS_PER_MERGE)
 		r->nothers = first + OTHERS_PER_MERGE;

@@ -1,0 +1,73 @@
+/*
+ * Data records (QT_REC_DATA) for a trace built with synth_trace.h: the
+ * objects of docs/ALGORITHMS.md §9.2 as the recorder gives them, and the
+ * calls on them, times in ms (exact in ns).
+ *
+ *   struct synth *s = synth_new(0, SD_MS(100), 1);
+ *   synth_data_on(s);
+ *   sd_call(s, 10, 12, 101, "write", sd_file(11), SD_NONE, 100);
+ */
+#ifndef QT_SYNTH_DATA_H
+#define QT_SYNTH_DATA_H
+
+#include <sys/stat.h>
+
+#include "file/syscall_names.h"
+#include "synth_trace.h"
+
+#define SD_MS(v) ((uint64_t)((v) * 1000000.0 + 0.5))
+#define SD_DEV(maj, min) ((uint32_t)(maj) << 20 | (min))
+#define SD_NONE ((struct qt_data_obj){ 0 })
+
+/* A recording with data records (format 3, the "data" feature) of x86_64 calls. */
+static inline void synth_data_on(struct synth *s)
+{
+	s->t->format_version = 3;
+	tf_kv_set(&s->t->meta, TF_META_FEATURES, "sched,wakeup,lifecycle,syscalls,irqs,data");
+	tf_kv_set(&s->t->meta, TF_META_MODE, "command");
+}
+
+static inline struct qt_data_obj sd_file(uint64_t ino)
+{
+	return (struct qt_data_obj){ .ino = ino, .dev = SD_DEV(8, 1), .mode = S_IFREG };
+}
+
+static inline struct qt_data_obj sd_pipe(uint64_t ino)
+{
+	return (struct qt_data_obj){ .ino = ino, .dev = SD_DEV(0, 14), .mode = S_IFIFO };
+}
+
+static inline struct qt_data_obj sd_chr(uint64_t ino)
+{
+	return (struct qt_data_obj){ .ino = ino, .dev = SD_DEV(0, 25), .mode = S_IFCHR };
+}
+
+/* A socket: family 1 (AF_UNIX) with its peer, or 2 (AF_INET); type 1 stream, 2 datagram. */
+static inline struct qt_data_obj sd_sock(uint64_t ino, uint64_t peer, unsigned int family, unsigned int type)
+{
+	return (struct qt_data_obj){ .ino = ino, .peer = peer, .dev = SD_DEV(0, 8),
+				     .mode = S_IFSOCK | type << 16 | family << 24 };
+}
+
+/* One data call of process pid (its main thread) from s_ms to e_ms. */
+static inline void sd_call(struct synth *s, double s_ms, double e_ms, uint32_t pid, const char *call,
+			   struct qt_data_obj o0, struct qt_data_obj o1, int64_t bytes)
+{
+	struct qt_data r = { .h = { .ts = SD_MS(s_ms), .type = QT_REC_DATA } };
+
+	r.end_ts = SD_MS(e_ms);
+	r.tid = r.tgid = pid;
+	r.nr = (uint32_t)syscall_number("x86_64", call);
+	r.bytes = bytes;
+	r.obj[0] = o0;
+	r.obj[1] = o1;
+	SYNTH_PUSH_REC(s->t->data, s->t->ndata, r);
+}
+
+/* Process child forked by parent at at_ms. */
+static inline void sd_fork(struct synth *s, double at_ms, uint32_t parent, uint32_t child, const char *comm)
+{
+	synth_task(s, QT_REC_FORK, SD_MS(at_ms), child, child, parent, parent, comm);
+}
+
+#endif
