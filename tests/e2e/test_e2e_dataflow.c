@@ -332,3 +332,21 @@ Test(e2e_dataflow, no_data_records_say_why)
 	without_data("--no-data", "recorded with --no-data");
 	without_data("--backend=tracefs", "tracefs attach path");
 }
+
+/* report --json: data_path validates against docs/report.schema.json and names the path's objects. */
+Test(e2e_dataflow, json_report)
+{
+	const struct run *r = &runs[0];
+	char *doc = e2e_validated_report(r->trace, &scratch), *dp, want[96];
+
+	dp = strstr(doc, "\"data_path\": {");
+	cr_assert_not_null(dp, "no data_path object");
+	snprintf(want, sizeof(want), "\"object\": \"%s\"", r->obj[0]);	/* pipe1: slow in this run */
+	cr_expect(strstr(dp, want), "%s not in data_path", want);
+	snprintf(want, sizeof(want), "\"object\": \"%s\"", r->obj[4]);
+	cr_expect(strstr(dp, want), "%s not in data_path", want);
+	cr_expect(strstr(dp, "\"named\": false"));
+	cr_expect(strstr(dp, "\"comm\": \"df_prod1\""));
+	cr_expect(!strstr(dp, "\"comm\": \"df_prod2\""));
+	free(doc);
+}
