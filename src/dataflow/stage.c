@@ -194,6 +194,23 @@ static int merge_others(struct dataflow_result *r, size_t hop, long s)
 	return 0;
 }
 
+/*
+ * The call by which s's process obtained pred (the first read that did,
+ * at s's pred_read_at), or the transfer that made s; -1 if none.
+ */
+static long read_call(const struct dataflow_result *r, long pred, long s)
+{
+	const struct df_state *st = &r->d.states[s];
+	const struct df_input *in = &r->rec.in;
+
+	if (st->op != UINT32_MAX && (in->ops[st->op].kind == DF_OP_TRANSFER || in->ops[st->op].kind == DF_OP_TEE))
+		return st->op;
+	for (size_t i = 0; i < in->nops; i++)
+		if (r->d.got[i] == pred && in->ops[i].kind == DF_OP_READ && in->ops[i].e == st->pred_read_at)
+			return (long)i;
+	return -1;
+}
+
 /* The hop of state s (its first), into r->hops[r->nhops]. */
 static void hop_start(struct dataflow_result *r, long s, const struct df_step *step)
 {
@@ -202,11 +219,12 @@ static void hop_start(struct dataflow_result *r, long s, const struct df_step *s
 
 	*h = (struct df_hop){ .obj = st->obj, .proc = st->proc, .v_first = st->version,
 			      .v_last = st->version, .t_first = st->t, .t_last = st->t, .kind = st->kind,
-			      .read_at = step ? st->pred_read_at : -1 };
-	if (step) {
-		h->waited = step->waited;
-		h->in_process = step->in_process;
-	}
+			      .read_at = step ? st->pred_read_at : -1, .read_op = -1, .made_op = -1 };
+	if (!step)
+		return;
+	h->waited = step->waited;
+	h->in_process = step->in_process;
+	h->read_op = read_call(r, step->from, s);
 }
 
 /* The thread and name of the hop's last call. */
@@ -219,6 +237,7 @@ static void hop_who(struct dataflow_result *r, const struct trace *t, struct df_
 		h->comm[0] = 0;
 		return;
 	}
+	h->made_op = st->op;
 	h->tid = r->rec.op_tid[st->op];
 	h->tgid = st->proc < r->rec.in.nprocs ? r->rec.tgids[st->proc] : 0;
 	comm_at(t, h->tid, (uint64_t)st->t, h->comm);

@@ -39,6 +39,8 @@ struct df_hop {
 	int64_t read_at;
 	int64_t waited, in_process;	/* of the steps into this hop's states (§9.6) */
 	size_t other0, nother;		/* its merges' other inputs: others[other0 ..) */
+	/* the calls (ops of rec.in) that read its input and made its last state; -1: none */
+	long read_op, made_op;
 };
 
 /* A non-critical input of a merge on the path: what it could have been late by. */

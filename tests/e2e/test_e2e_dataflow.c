@@ -350,3 +350,47 @@ Test(e2e_dataflow, json_report)
 	cr_expect(!strstr(dp, "\"comm\": \"df_prod2\""));
 	free(doc);
 }
+
+/*
+ * export --perfetto: a track of the path's hops, and flows along it whose
+ * ends each sit on a system-call slice (same pid, tid and ts), from the
+ * slow producer's write to the transformer's read, and on to out's write.
+ */
+Test(e2e_dataflow, perfetto_flows)
+{
+	const struct run *r = &runs[1];
+	char qostrace[256], pf[400], cmd[1400], *out;
+
+	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
+	snprintf(pf, sizeof(pf), "%s/df.perfetto.json", scratch.dir);
+	snprintf(cmd, sizeof(cmd), "%s export -q --perfetto '%s' '%s'", qostrace, pf, r->trace);
+	cr_assert_eq(e2e_sh(cmd, &out), 0, "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys\n"
+		 "ev=json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+		 "xs={(e[\"pid\"],e[\"tid\"],e[\"ts\"]) for e in ev if e.get(\"ph\")==\"X\" and e.get(\"cat\")==\"syscall\"}\n"
+		 "fl=[e for e in ev if e.get(\"name\")==\"data path\"]\n"
+		 "print(len(fl), sum((e[\"pid\"],e[\"tid\"],e[\"ts\"]) in xs for e in fl),"
+		 " \",\".join(sorted({str(e[\"pid\"]) for e in fl})),"
+		 " any(e.get(\"cat\")==\"data\" and \"%s\" in e[\"name\"] for e in ev))' '%s'",
+		 r->obj[4], pf);
+	cr_assert_eq(e2e_sh(cmd, &out), 0, "%s", out);
+	{
+		int n = 0, bound = 0;
+		char pids[200] = "", track[8] = "";
+		char want[64];
+
+		pids[0] = ',';
+		cr_assert_eq(sscanf(out, "%d %d %197s %7s", &n, &bound, pids + 1, track), 4, "%s", out);
+		strcat(pids, ",");	/* ",PID,PID,": a pid is found whole */
+		cr_expect_geq(n, 6, "%d flow ends", n);
+		cr_expect_eq(bound, n, "%d of %d flow ends bind to a system call", bound, n);
+		snprintf(want, sizeof(want), ",%d,", r->pid_prod[1]);
+		cr_expect(strstr(pids, want), "the slow producer %s is not in the flows' pids %s", want, pids);
+		snprintf(want, sizeof(want), ",%d,", r->pid_prod[0]);
+		cr_expect(!strstr(pids, want), "the fast producer %s is in the flows' pids %s", want, pids);
+		cr_expect_str_eq(track, "True");
+	}
+	free(out);
+}
