@@ -973,6 +973,27 @@ function progressSection() {
 	});
 }
 
+/* The data-flow path (html_dataflow.js), with the page's helpers; null without one. */
+let dataflow = null;
+function dataflowSection() {
+	const box = $('dataflow-body');
+	if (!REPORT.trace) {
+		box.append(el('p', { class: 'muted' }, 'Not for a Gantt chart.'));
+		return;
+	}
+	const t0 = Number(D.t0);
+	dataflow = qtDataflow.section(box, REPORT.data_path, {
+		el, table, fmt: qtDiagnosis.fmtDuration,
+		at: (ns) => ((ns - t0) / 1e9).toFixed(6),
+		showTime: (s, e) => {
+			const pad = Math.max((e - s) * 0.5, 1e5);
+			setView(s - t0 - pad, e - t0 + pad);
+			canvas.scrollIntoView({ block: 'nearest' });
+			redraw();
+		},
+	});
+}
+
 /* ---- start ---- */
 
 function fail(e) {
@@ -994,6 +1015,7 @@ try {
 	criticalSection();
 	patternsSection();
 	progressSection();
+	dataflowSection();
 	threadsSection();
 	recordingSection();
 	timing.total_ms = performance.now() - T_START;
@@ -1017,5 +1039,7 @@ window.qostrace = {
 	fmtDuration: qtDiagnosis.fmtDuration,
 	/* the progress graph's interface (html_progress.js), null without a pair */
 	progress: () => progress,
+	/* the data-flow path's interface (html_dataflow.js), null without one */
+	dataflow: () => dataflow,
 };
 })();

@@ -33,6 +33,7 @@
 #include "dataflow/stage.h"
 #include "e2e_analysis.h"
 #include "e2eutil.h"
+#include "e2e_chromium.h"
 #include "file/dataobj.h"
 #include "file/syscall_names.h"
 #include "testutil.h"
@@ -393,4 +394,19 @@ Test(e2e_dataflow, perfetto_flows)
 		cr_expect_str_eq(track, "True");
 	}
 	free(out);
+}
+
+/* report --html: the section lists the path and a hop's chip zooms the timeline to it, in headless Chromium. */
+Test(e2e_dataflow, html_in_chromium)
+{
+	char qostrace[256], page[400], shots[400], cmd[1200], *out;
+
+	require_chromium();
+	snprintf(qostrace, sizeof(qostrace), "%s/qostrace", build_dir());
+	snprintf(page, sizeof(page), "%s/df.html", scratch.dir);
+	snprintf(shots, sizeof(shots), "%s/shots", scratch.dir);
+	snprintf(cmd, sizeof(cmd), "%s report -q --html '%s' '%s' > /dev/null", qostrace, page, runs[1].trace);
+	cr_assert_eq(e2e_sh(cmd, &out), 0, "%s", out);
+	free(out);
+	chromium_check(page, shots, "--expect-dataflow", "dataflow.png", "dataflow");
 }
