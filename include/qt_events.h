@@ -172,21 +172,28 @@ struct qt_data_obj {
 };
 
 /*
- * One data system call of a target that moved bytes (return > 0), or an
- * open with O_TRUNC / ftruncate to 0 that succeeded: read, write and their
- * vector, positional and socket forms (obj[0]); splice, tee, sendfile,
- * copy_file_range (obj[0] the input, obj[1] the output). An object whose
- * descriptor could not be resolved has ino 0. Recorded on the paths with
- * BTF only (the classic tracepoints cannot walk the descriptor table).
+ * One data system call of a target that moved bytes (return > 0), or
+ * that truncated a file (an open with O_TRUNC, ftruncate to 0), or an
+ * open of a regular file (for its name): read, write and their vector,
+ * positional and socket forms (obj[0]); splice, tee, sendfile,
+ * copy_file_range (obj[0] the input, obj[1] the output); open, openat,
+ * creat (obj[0]: the new descriptor's). An object whose descriptor could
+ * not be resolved has ino 0. Recorded on the paths with BTF only (the
+ * classic tracepoints cannot walk the descriptor table).
  */
+#define QT_DATA_TRUNC 0x01	/* hdr.flags: an open or ftruncate that truncated obj[0] */
+#define QT_DATA_NAMED 0x02	/* hdr.flags: name holds obj[0]'s file name (an open) */
+#define QT_DATA_NAME_LEN 32
+
 struct qt_data {
 	struct qt_rec_hdr h;	/* ts: the call's entry */
 	__u64 end_ts;
-	__s64 bytes;		/* the return value: bytes moved (0 for a truncation) */
+	__s64 bytes;		/* the return value: bytes moved (0 for an open or a truncation) */
 	__u32 tid, tgid;
 	__u32 nr;
 	__u32 pad;
 	struct qt_data_obj obj[2];
+	char name[QT_DATA_NAME_LEN];	/* the last component of its path, with QT_DATA_NAMED */
 };
 
 /*
@@ -200,7 +207,7 @@ enum qt_data_call {
 	QT_DC_IN0_OUT2,		/* splice, copy_file_range */
 	QT_DC_OUT0_IN1,		/* sendfile */
 	QT_DC_IN0_OUT1,		/* tee */
-	QT_DC_OPEN_FLAGS1,	/* open(path, flags): the returned descriptor, with O_TRUNC */
+	QT_DC_OPEN_FLAGS1,	/* open(path, flags): the returned descriptor, a regular file or O_TRUNC */
 	QT_DC_OPEN_FLAGS2,	/* openat(dir, path, flags) */
 	QT_DC_CREAT,		/* creat(): O_TRUNC always */
 	QT_DC_FTRUNCATE,	/* ftruncate(fd, 0) */

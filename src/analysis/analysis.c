@@ -137,10 +137,10 @@ static int run_progress(struct analysis *a, const struct timeline *tl)
  * recording without them has no such section; with it, that (or an
  * object no call made) stops the analysis.
  */
-static int run_dataflow(struct analysis *a, const struct trace *t)
+static int run_dataflow(struct analysis *a, const struct trace *t, const struct timeline *tl)
 {
 	struct dataflow_opts dopts = { .asked = a->opts.data_path, .target = a->opts.data_target };
-	int err = dataflow__analyse(t, &dopts, &a->dataflow);
+	int err = dataflow__analyse(t, tl, &dopts, &a->dataflow);
 
 	if (err && err != -ENOMEM && !a->opts.data_path) {
 		log_warn("data-flow path: %s", strerror(-err));
@@ -231,7 +231,7 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	if (!err)
 		err = run_progress(a, tl);
 	if (!err)
-		err = run_dataflow(a, t);
+		err = run_dataflow(a, t, tl);
 	/* Computed once, from every stage's result: the renderings only print it. */
 	if (!err)
 		err = diagnosis__compute(a, &a->diagnosis);

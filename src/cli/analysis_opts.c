@@ -3,6 +3,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "actors/actors.h"
 #include "analysis_opts.h"
@@ -46,9 +47,10 @@ static const struct argp_option options[] = {
 	  "The two threads to draw, A on x: names (globs work) or tids (default: the upstream actor "
 	  "and the thread it wakes most)", ANALYSIS_GROUP_VIEWS },
 	{ "data-path", OPT_DATA_PATH, "OBJECT", OPTION_ARG_OPTIONAL,
-	  "The data-flow critical path (Nguyen & Karavanic) into OBJECT: MAJ:MIN:INO (stat -c "
-	  "'%Hd:%Ld:%i' FILE), pipe:[INO] or socket:[INO] (default: the last file written that "
-	  "nothing read); an error if the recording has no data records", ANALYSIS_GROUP_VIEWS },
+	  "The data-flow critical path (Nguyen & Karavanic) into OBJECT: a file's name (as the "
+	  "targets opened it), MAJ:MIN:INO (stat -c '%Hd:%Ld:%i' FILE), pipe:[INO] or socket:[INO] "
+	  "(default: the last file written that nothing read); an error if the recording has no data "
+	  "records", ANALYSIS_GROUP_VIEWS },
 	{ 0 },
 };
 
@@ -163,9 +165,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->o.pair = arg;
 		break;
 	case OPT_DATA_PATH:
-		if (arg && dataobj_parse(arg, &dev, &ino)) {
+		/* a file's name is checked against the recording: anything else that is not an OBJECT */
+		if (arg && (!*arg || (dataobj_parse(arg, &dev, &ino) && arg[strlen(arg) - 1] == '/'))) {
 			argp_error(state, "--data-path='%s': expected MAJ:MIN:INO (stat -c '%%Hd:%%Ld:%%i' FILE), "
-				   "pipe:[INO] or socket:[INO]", arg);
+				   "pipe:[INO], socket:[INO] or a file's name", arg);
 			return EINVAL;
 		}
 		a->o.data_path = true;

@@ -233,6 +233,10 @@ static void dump_one(const struct dumper *d, enum src src, size_t i)
 			printf(" -> %s", dataobj_name(&r->obj[1], w2, sizeof(w2)));
 		if (r->obj[0].peer)
 			printf(" (peer %llu)", (unsigned long long)r->obj[0].peer);
+		if (r->h.flags & QT_DATA_NAMED)
+			printf(" \"%s\"", r->name);
+		if (r->h.flags & QT_DATA_TRUNC)
+			printf(" truncated");
 		printf(" = %lld [%s]\n", (long long)r->bytes, fmt_duration(b, sizeof(b), r->end_ts - r->h.ts));
 		break;
 	}

@@ -140,8 +140,9 @@ static size_t data_ops(const struct trace *t, struct df_recording *r, struct pen
 			r->unresolved++;
 			continue;
 		}
-		/* a truncation makes a version of a file only (§9.2): not of /dev/null */
-		if (kind == DF_OP_TRUNC && obj_of(&(struct df_key){ .mode = d->obj[0].mode }).kind != DF_CONTENT)
+		/* an open that only names its file; a truncation makes a version of a file only (§9.2) */
+		if (kind == DF_OP_TRUNC && (!(d->h.flags & QT_DATA_TRUNC) ||
+		    obj_of(&(struct df_key){ .mode = d->obj[0].mode }).kind != DF_CONTENT))
 			continue;
 		*op = (struct df_op){ .s = (int64_t)d->h.ts, .e = (int64_t)d->end_ts, .kind = kind,
 				      .bytes = d->bytes };
@@ -228,6 +229,26 @@ static int number(struct df_recording *r, const struct pending *p, size_t n)
 	return 0;
 }
 
+/* Each object's name from the opens that named it (the last one: a file renamed since is named anew). */
+static int name_objects(const struct trace *t, struct df_recording *r)
+{
+	r->names = calloc(r->in.nobjs + 1, sizeof(*r->names));
+	if (!r->names)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->ndata; i++) {
+		const struct qt_data *d = &t->data[i];
+		struct df_key k = key_of(&d->obj[0], true);
+		const struct df_key *f;
+
+		if (!(d->h.flags & QT_DATA_NAMED) || !d->obj[0].ino)
+			continue;
+		f = bsearch(&k, r->keys, r->in.nobjs, sizeof(k), cmp_key);
+		if (f)
+			snprintf(r->names[f - r->keys], sizeof(r->names[0]), "%s", d->name);
+	}
+	return 0;
+}
+
 int df_recording_build(const struct trace *t, struct df_recording *r)
 {
 	size_t cap = t->ndata + t->ntask + 1, n;
@@ -254,12 +275,13 @@ int df_recording_build(const struct trace *t, struct df_recording *r)
 	}
 	r->in = (struct df_input){ .objs = r->objs, .nobjs = r->in.nobjs, .nprocs = r->in.nprocs,
 				   .ops = r->ops, .nops = n, .t_start = (int64_t)t->start_ns };
-	return 0;
+	return name_objects(t, r);
 }
 
 void df_recording_release(struct df_recording *r)
 {
 	free(r->objs);
+	free(r->names);
 	free(r->keys);
 	free(r->tgids);
 	free(r->ops);
@@ -278,5 +300,17 @@ const char *df_recording_obj_name(const struct df_recording *r, uint32_t obj, ch
 		return dataobj_name(&o, buf, len);
 	dataobj_name(&o, a, sizeof(a));
 	snprintf(buf, len, "%s->[%" PRIu64 "]", a, k->peer);
+	return buf;
+}
+
+const char *df_recording_obj_label(const struct df_recording *r, uint32_t obj, char *buf, size_t len)
+{
+	char id[80];
+
+	df_recording_obj_name(r, obj, id, sizeof(id));
+	if (r->names && r->names[obj][0])
+		snprintf(buf, len, "%s (%s)", r->names[obj], id);
+	else
+		snprintf(buf, len, "%s", id);
 	return buf;
 }

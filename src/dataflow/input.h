@@ -32,6 +32,7 @@ struct df_recording {
 	struct df_input in;	/* points into the arrays below */
 	struct df_obj *objs;
 	struct df_key *keys;	/* per object */
+	char (*names)[QT_DATA_NAME_LEN];	/* per object: its file's name at its last open ("": none seen) */
 	uint32_t *tgids;	/* per process */
 	struct df_op *ops;
 	uint32_t *op_tid;	/* per op: the thread that made the call (a fork: the child's) */
@@ -48,9 +49,12 @@ int df_recording_build(const struct trace *t, struct df_recording *r);
 void df_recording_release(struct df_recording *r);
 
 /*
- * Object obj as a person reads it: "pipe:[INO]", "MAJ:MIN:INO", "unix
+ * Object obj's identity: "pipe:[INO]", "MAJ:MIN:INO", "unix
  * stream:[A]->[B]" for a socket direction, ... (src/file/dataobj.h).
  */
 const char *df_recording_obj_name(const struct df_recording *r, uint32_t obj, char *buf, size_t len);
+
+/* Object obj as a person reads it: "NAME (MAJ:MIN:INO)" where an open named it, else its identity. */
+const char *df_recording_obj_label(const struct df_recording *r, uint32_t obj, char *buf, size_t len);
 
 #endif

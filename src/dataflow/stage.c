@@ -10,6 +10,7 @@
 
 #include "file/dataobj.h"
 #include "file/missing.h"
+#include "file/syscall_names.h"
 #include "lib/log.h"
 #include "stage.h"
 
@@ -62,30 +63,41 @@ static void comm_at(const struct trace *t, uint32_t tid, uint64_t ts, char comm[
 			snprintf(comm, QT_COMM_LEN, "%s", t->threads_end[i].comm);
 }
 
-/* The target --data-path names: the latest state of a matching object. */
+/*
+ * The target --data-path names: the latest state of a matching object,
+ * by identity (dataobj_parse()) or else by the file name an open gave it
+ * (the last component of spec).
+ */
 static long named_target(const struct dataflow_result *r, const char *spec)
 {
+	const char *base = strrchr(spec, '/') ? strrchr(spec, '/') + 1 : spec;
+	bool by_name = false;
 	uint32_t dev;
-	uint64_t ino;
+	uint64_t ino = 0;
 	long best = -1;
 
-	if (dataobj_parse(spec, &dev, &ino)) {
+	if (dataobj_parse(spec, &dev, &ino))
+		by_name = true;
+	if (by_name && !*base) {
 		log_err("--data-path '%s': expected MAJ:MIN:INO (as stat -c '%%Hd:%%Ld:%%i' prints), "
-			"pipe:[INO] or socket:[INO]", spec);
+			"pipe:[INO], socket:[INO] or a file's name", spec);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < r->d.nstates; i++) {
 		const struct df_state *s = &r->d.states[i];
 		const struct df_key *k = &r->rec.keys[s->obj];
 
-		if (s->kind == DF_S_PRETRACE || (k->ino != ino && k->peer != ino) ||
-		    (dev != UINT32_MAX && k->dev != dev))
+		if (s->kind == DF_S_PRETRACE)
+			continue;
+		if (by_name ? strcmp(r->rec.names[s->obj], base) :
+			      (k->ino != ino && k->peer != ino) || (dev != UINT32_MAX && k->dev != dev))
 			continue;
 		if (best < 0 || s->t >= r->d.states[best].t)
 			best = (long)i;
 	}
 	if (best < 0) {
-		log_err("--data-path %s: no traced call made a version of it", spec);
+		log_err("--data-path %s: no traced call made a version of it%s", spec,
+			by_name ? " (a name is that of a file the targets opened during the recording)" : "");
 		return -ESRCH;
 	}
 	return best;
@@ -328,7 +340,21 @@ static int path_of(struct dataflow_result *r, const struct trace *t)
 	return err ? err : make_shares(r);
 }
 
-int dataflow__analyse(const struct trace *t, const struct dataflow_opts *o, struct dataflow_result **out)
+/* The targets' renames (system calls): the graph lacks them, and the report says so. */
+static size_t count_renames(const struct trace *t, const struct timeline *tl)
+{
+	const char *arch = trace__arch(t);
+	const int nr[3] = { syscall_number(arch, "rename"), syscall_number(arch, "renameat"),
+			    syscall_number(arch, "renameat2") };
+	size_t n = 0;
+
+	for (size_t i = 0; tl && i < tl->nsc; i++)
+		n += (int)tl->sc[i].nr == nr[0] || (int)tl->sc[i].nr == nr[1] || (int)tl->sc[i].nr == nr[2];
+	return n;
+}
+
+int dataflow__analyse(const struct trace *t, const struct timeline *tl, const struct dataflow_opts *o,
+		      struct dataflow_result **out)
 {
 	struct dataflow_result *r;
 	char why[256];
@@ -350,6 +376,7 @@ int dataflow__analyse(const struct trace *t, const struct dataflow_opts *o, stru
 		err = dataflow_compute(&r->rec.in, &r->d);
 	if (!err) {
 		r->nops = r->rec.in.nops;
+		r->renames = count_renames(t, tl);
 		r->lost = t->lost_events > 0;
 		r->target = r->d.target;
 		if (o->target) {

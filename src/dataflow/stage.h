@@ -21,6 +21,7 @@
 #include "file/trace.h"
 #include "input.h"
 #include "qt_events.h"
+#include "timeline/timeline.h"
 
 struct dataflow_opts {
 	bool asked;		/* report --data-path: a recording without data records is an error */
@@ -71,6 +72,7 @@ struct dataflow_result {
 	int64_t elapsed;		/* t(target) - t(root) */
 	int64_t waited;			/* the waits summed */
 	size_t nops;			/* data calls in the graph */
+	size_t renames;			/* the targets' renames: not in the graph (no inode recorded) */
 	bool lost;			/* the recording lost records: stream matching is approximate */
 };
 
@@ -82,12 +84,14 @@ struct dataflow_result {
 const char *dataflow_unavailable(const struct trace *t, char *buf, size_t len);
 
 /*
- * The stage. *out NULL when dataflow_unavailable() (unless o->asked).
+ * The stage (tl: the recording's timeline, for the renames the graph
+ * leaves out; NULL: none counted). *out NULL when dataflow_unavailable() (unless o->asked).
  * 0, -ENOMEM; with o->asked, -ENODATA when the recording has no data
  * records; with o->target, -EINVAL (not an OBJECT) or -ESRCH (no call
  * made a version of it); each after a message saying which.
  */
-int dataflow__analyse(const struct trace *t, const struct dataflow_opts *o, struct dataflow_result **out);
+int dataflow__analyse(const struct trace *t, const struct timeline *tl, const struct dataflow_opts *o,
+		      struct dataflow_result **out);
 void dataflow__free(struct dataflow_result *r);
 
 /* Process proc in words: "comm/tgid" of its last hop's thread, "pid TGID", or "nobody traced". */

@@ -191,6 +191,8 @@ int codec_encode(struct codec_state *st, const union qt_record *r, uint8_t *out)
 			p = put_var(p, r->data.obj[i].mode);
 			p = put_var(p, r->data.obj[i].peer);
 		}
+		if (r->h.flags & QT_DATA_NAMED)
+			p = put_str(p, r->data.name, QT_DATA_NAME_LEN);
 		break;
 	case QT_REC_STATS:
 		p = put_var(p, r->stats.emitted);
@@ -413,6 +415,8 @@ int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 			r->data.obj[i].mode = get_u32(&rd);
 			r->data.obj[i].peer = get_var(&rd);
 		}
+		if (r->h.flags & QT_DATA_NAMED)
+			get_str(&rd, r->data.name, QT_DATA_NAME_LEN);
 		break;
 	case QT_REC_STATS:
 		r->stats.emitted = get_var(&rd);

@@ -47,7 +47,7 @@ union qt_record {
 };
 
 /* Upper bound of one encoded record, for buffer sizing. */
-#define CODEC_MAX_REC 128
+#define CODEC_MAX_REC 160
 
 #define CODEC_RT_SLOTS 256
 

@@ -205,6 +205,7 @@ static int add_record(struct loader *l, union qt_record *r)
 	case QT_REC_SOFTIRQ_RAISE:
 		return vec_push(&l->raise, &r->raise);
 	case QT_REC_DATA:
+		r->data.name[QT_DATA_NAME_LEN - 1] = 0;
 		if (r->data.end_ts > t->last_ts)
 			t->last_ts = r->data.end_ts;
 		return vec_push(&l->data, &r->data);

@@ -10,8 +10,9 @@
 const qtDataflow = (function () {
 'use strict';
 
-function made(o, v0, v1) {
-	return o + ' v' + v0 + (v1 !== v0 ? '-v' + v1 : '');
+/* "out (254:0:1234) v2", "pipe:[77] v1-v3" */
+function made(x, v0, v1) {
+	return (x.name ? x.name + ' (' + x.object + ')' : x.object) + ' v' + v0 + (v1 !== v0 ? '-v' + v1 : '');
 }
 
 function who(x) {
@@ -31,7 +32,7 @@ function section(box, R, h) {
 		return null;
 	}
 	const hops = R.hops, last = hops[hops.length - 1];
-	para('Into ', el('b', {}, made(R.target.object, R.target.version, R.target.version)), ' at ' + at(R.target.t_ns) + ' s, ',
+	para('Into ', el('b', {}, made(R.target, R.target.version, R.target.version)), ' at ' + at(R.target.t_ns) + ' s, ',
 		el('span', { class: 'muted' }, R.named ? 'as --data-path named it' :
 			'the last file written that nothing read (--data-path=OBJECT for another)'),
 		': ' + fmt(R.elapsed_ns) + ' after its root, through ' + (hops.length - 1) + ' hop' + (hops.length === 2 ? '' : 's') + '.');
@@ -45,19 +46,20 @@ function section(box, R, h) {
 	hops.forEach((x, i) => {
 		rows.push({ cells: [
 			el('span', { class: 'chip', title: 'show it in the timeline', onclick: () => show(i) }, at(x.last_ns)),
-			who(x), made(x.object, x.v_first, x.v_last),
+			who(x), made(x, x.v_first, x.v_last),
 			i ? fmt(x.waited_ns) : (x.kind === 'pretrace' ? 'root: there before the recording' :
 				x.kind === 'external' ? 'root: read from outside' : 'root: no traced input'),
 			i ? fmt(x.in_process_ns) : '' ] });
 		for (const o of x.other_inputs)
-			rows.push({ cls: 'muted', cells: ['', '', 'other input ' + made(o.object, o.version, o.version) +
+			rows.push({ cls: 'muted', cells: ['', '', 'other input ' + made(o, o.version, o.version) +
 				(o.pid !== null ? ' (pid ' + o.pid + ')' : ''), 'ready ' + fmt(o.slack_ns) + ' before', ''] });
 	});
 	box.append(table(['at (s)', 'process', 'made', 'waited', 'in process'], rows, [false, false, false, true, true]));
 	const shares = R.shares.filter((s) => s.in_process_ns > 0).slice(0, 5)
 		.map((s) => s.comm + '/' + s.pid + ' ' + (100 * s.share).toFixed(1) + ' %');
 	para('Time: ' + (shares.length ? shares.join(', ') + '; ' : '') + (100 * R.waiting_share).toFixed(1) +
-		' % waiting to be read.' + (R.approximate ? ' The recording lost events: the matching of reads to writes in ' +
+		' % waiting to be read.' + (R.renames_left_out ? ' ' + R.renames_left_out + ' rename(s) of the targets are ' +
+		'not in the path: the recorder does not give the renamed file\'s inode.' : '') + (R.approximate ? ' The recording lost events: the matching of reads to writes in ' +
 		'pipes and sockets is approximate.' : ''));
 	return { hops: hops.length, target: last.object, show: (i) => { show(i); return shown; } };
 }

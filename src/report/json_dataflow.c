@@ -23,6 +23,10 @@ static void object_fields(json_writer_t *w, const struct dataflow_result *r, uin
 
 	jsonw_string_field(w, "object", df_recording_obj_name(&r->rec, obj, b, sizeof(b)));
 	jsonw_string_field(w, "object_kind", obj_kinds[r->rec.objs[obj].kind]);
+	if (r->rec.names[obj][0])
+		jsonw_string_field(w, "name", r->rec.names[obj]);
+	else
+		jsonw_null_field(w, "name");
 }
 
 /* pid and comm of a process, null for nobody traced. */
@@ -123,6 +127,7 @@ void json_dataflow_write(const struct analysis *a, json_writer_t *w)
 	jsonw_u64_field(w, "left_out", r->rec.unresolved);
 	jsonw_i64_field(w, "pretrace_stream_bytes", r->d.b0_total);
 	jsonw_bool_field(w, "approximate", r->lost);
+	jsonw_u64_field(w, "renames_left_out", r->renames);
 	if (r->target < 0) {
 		jsonw_null_field(w, "target");
 		jsonw_end_object(w);

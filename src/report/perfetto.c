@@ -536,14 +536,14 @@ static void dataflow_events(struct pf *p)
 	if (!r || r->target < 0)
 		return;
 	snprintf(title, sizeof(title), "data path into %s",
-		 df_recording_obj_name(&r->rec, r->hops[r->nhops - 1].obj, o, sizeof(o)));
+		 df_recording_obj_label(&r->rec, r->hops[r->nhops - 1].obj, o, sizeof(o)));
 	meta(p, "thread_name", PERFETTO_QOSTRACE_PID, tid, title, 0);
 	meta(p, "thread_sort_index", PERFETTO_QOSTRACE_PID, tid, NULL, (long)tid - PERFETTO_QOSTRACE_PID);
 	for (size_t i = 0; i < r->nhops; i++) {
 		const struct df_hop *h = &r->hops[i];
 		int64_t start = h->read_at >= 0 ? h->read_at : h->t_first;
 
-		df_recording_obj_name(&r->rec, h->obj, o, sizeof(o));
+		df_recording_obj_label(&r->rec, h->obj, o, sizeof(o));
 		if (h->v_first == h->v_last)
 			snprintf(v, sizeof(v), "v%u", h->v_first);
 		else

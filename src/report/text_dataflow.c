@@ -26,7 +26,7 @@ static const char *made(const struct dataflow_result *r, uint32_t obj, uint32_t 
 {
 	char o[80];
 
-	df_recording_obj_name(&r->rec, obj, o, sizeof(o));
+	df_recording_obj_label(&r->rec, obj, o, sizeof(o));
 	if (v0 == v1)
 		snprintf(buf, len, "%s v%u", o, v0);
 	else
@@ -63,12 +63,12 @@ static void print_hops(const struct analysis *a, const struct dataflow_result *r
 {
 	char m[112], p[48], b1[32], b2[32];
 
-	fprintf(f, "%s%12s  %-24s %-34s %10s %10s%s\n", rs_dim(st), "AT (s)", "PROCESS", "MADE", "WAITED",
+	fprintf(f, "%s%12s  %-24s %-44s %10s %10s%s\n", rs_dim(st), "AT (s)", "PROCESS", "MADE", "WAITED",
 		"IN PROCESS", rs_reset(st));
 	for (size_t i = 0; i < r->nhops; i++) {
 		const struct df_hop *h = &r->hops[i];
 
-		fprintf(f, "%12.6f  %-24s %-34s", at_s(a, h->t_last), proc_of(h, p, sizeof(p)),
+		fprintf(f, "%12.6f  %-24s %-44s", at_s(a, h->t_last), proc_of(h, p, sizeof(p)),
 			made(r, h->obj, h->v_first, h->v_last, m, sizeof(m)));
 		if (i == 0)
 			fprintf(f, " %s%s%s\n", rs_dim(st),
@@ -124,6 +124,10 @@ void text_dataflow_print(const struct analysis *a, FILE *f, const struct report_
 	if (r->lost)
 		fprintf(f, "%sthe recording lost events: the matching of reads to writes in pipes and sockets "
 			"is approximate%s\n", rs_yellow(st), rs_reset(st));
+	if (r->renames)
+		fprintf(f, "%s%zu rename%s of the targets %s not in the path: the recorder does not give the "
+			"renamed file's inode%s\n", rs_dim(st), r->renames, r->renames == 1 ? "" : "s",
+			r->renames == 1 ? "is" : "are", rs_reset(st));
 	if (r->rec.unresolved || r->d.b0_total)
 		fprintf(f, "%s%zu data calls left out (descriptor not resolved); %lld bytes were in pipes "
 			"before the recording%s\n", rs_dim(st), r->rec.unresolved, (long long)r->d.b0_total,

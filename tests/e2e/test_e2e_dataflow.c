@@ -286,6 +286,20 @@ Test(e2e_dataflow, text_report)
 	cr_expect(strstr(s, r->obj[1]) && strstr(s, r->obj[3]) && strstr(s, r->obj[4]), "%s", s);
 	cr_expect(strstr(s, "df_prod2/") && !strstr(s, "df_prod1/"), "%s", s);
 	cr_expect(strstr(s, "other input"), "%s", s);
+	snprintf(target, sizeof(target), "out (%s) v2", r->obj[4]);	/* named by its open */
+	cr_expect(strstr(s, target), "no '%s' in:\n%s", target, s);
+	free(out);
+	/* a target by its file's path: the transformer's other file */
+	snprintf(cmd, sizeof(cmd), "--data-path=%s/x1", r->dir);
+	{
+		char *argv[] = { qostrace, "report", "-q", cmd, (char *)r->trace, NULL };
+
+		out = e2e_output(argv, &scratch, "report-x1.txt");
+	}
+	s = section(out);
+	snprintf(target, sizeof(target), "into x1 (%s) v2", r->obj[2]);
+	cr_expect(strstr(s, target), "no '%s' in:\n%s", target, s);
+	cr_expect(strstr(s, "df_prod1/") && !strstr(s, "df_prod2/"), "%s", s);
 	free(out);
 	/* another target: the fast producer's pipe */
 	snprintf(target, sizeof(target), "--data-path=%s", r->obj[0]);
@@ -347,6 +361,8 @@ Test(e2e_dataflow, json_report)
 	snprintf(want, sizeof(want), "\"object\": \"%s\"", r->obj[4]);
 	cr_expect(strstr(dp, want), "%s not in data_path", want);
 	cr_expect(strstr(dp, "\"named\": false"));
+	cr_expect(strstr(dp, "\"name\": \"out\""));
+	cr_expect(strstr(dp, "\"name\": \"x1\""));
 	cr_expect(strstr(dp, "\"comm\": \"df_prod1\""));
 	cr_expect(!strstr(dp, "\"comm\": \"df_prod2\""));
 	free(doc);

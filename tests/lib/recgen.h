@@ -141,6 +141,11 @@ static inline void rg_record(unsigned long long *s, union qt_record *r, int type
 			r->data.obj[i].dev = rg_edge(s, UINT32_MAX);
 			r->data.obj[i].mode = rg_edge(s, UINT32_MAX);
 		}
+		/* a name only with its flag: without it the decoder leaves the field zeroed */
+		if (r->h.flags & QT_DATA_NAMED)
+			rg_str(s, r->data.name, QT_DATA_NAME_LEN - !str_max_full);
+		else
+			memset(r->data.name, 0, sizeof(r->data.name));
 		break;
 	}
 }

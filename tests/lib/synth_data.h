@@ -10,6 +10,7 @@
 #ifndef QT_SYNTH_DATA_H
 #define QT_SYNTH_DATA_H
 
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include "file/syscall_names.h"
@@ -62,6 +63,19 @@ static inline void sd_call(struct synth *s, double s_ms, double e_ms, uint32_t p
 	r.obj[0] = o0;
 	r.obj[1] = o1;
 	SYNTH_PUSH_REC(s->t->data, s->t->ndata, r);
+}
+
+/* An openat of a file by pid: with O_TRUNC when trunc; its name (NULL: none recorded). */
+static inline void sd_open(struct synth *s, double s_ms, double e_ms, uint32_t pid, struct qt_data_obj o, bool trunc,
+			   const char *name)
+{
+	sd_call(s, s_ms, e_ms, pid, "openat", o, SD_NONE, 0);
+	if (trunc)
+		s->t->data[s->t->ndata - 1].h.flags |= QT_DATA_TRUNC;
+	if (name) {
+		s->t->data[s->t->ndata - 1].h.flags |= QT_DATA_NAMED;
+		snprintf(s->t->data[s->t->ndata - 1].name, QT_DATA_NAME_LEN, "%s", name);
+	}
 }
 
 /* Process child forked by parent at at_ms. */

@@ -175,10 +175,11 @@ Test(input, unresolved_and_irrelevant)
 
 	synth_data_on(s);
 	sd_call(s, 1, 2, 1, "read", SD_NONE, SD_NONE, 10);
-	sd_call(s, 2, 3, 1, "openat", sd_chr(3), SD_NONE, 0);
+	sd_open(s, 2, 3, 1, sd_chr(3), true, NULL);
 	sd_call(s, 3, 4, 1, "splice", sd_pipe(9), SD_NONE, 10);
 	sd_call(s, 4, 5, 1, "getpid", sd_file(1), SD_NONE, 1);
-	sd_call(s, 5, 6, 1, "openat", sd_file(30), SD_NONE, 0);
+	sd_open(s, 5, 6, 1, sd_file(30), true, "thirty");
+	sd_open(s, 5.5, 6, 1, sd_file(32), false, "thirty-two");	/* names it only */
 	sd_call(s, 6, 7, 1, "splice", sd_pipe(9), sd_file(31), 10);
 	sd_call(s, 7, 8, 1, "tee", sd_pipe(9), sd_pipe(10), 10);
 	t = synth_finish(s);
@@ -191,6 +192,20 @@ Test(input, unresolved_and_irrelevant)
 	cr_expect_eq(r.in.ops[1].out, obj_named(&r, "8:1:31"));
 	cr_expect_eq(r.in.ops[2].kind, DF_OP_TEE);
 	cr_expect_eq(r.in.ops[2].out, obj_named(&r, "pipe:[10]"));
+	/* the objects of the graph are named by their opens; one only opened is no object */
+	cr_expect_str_eq(r.names[obj_named(&r, "8:1:30")], "thirty");
+	cr_expect_str_eq(r.names[obj_named(&r, "pipe:[9]")], "");
+	{
+		char b[80];
+
+		cr_expect_str_eq(df_recording_obj_label(&r, obj_named(&r, "8:1:30"), b, sizeof(b)), "thirty (8:1:30)");
+		cr_expect_str_eq(df_recording_obj_label(&r, obj_named(&r, "pipe:[9]"), b, sizeof(b)), "pipe:[9]");
+	}
+	for (uint32_t i = 0; i < r.in.nobjs; i++) {
+		char b[80];
+
+		cr_expect_str_neq(df_recording_obj_name(&r, i, b, sizeof(b)), "8:1:32");
+	}
 	df_recording_release(&r);
 	trace__free(t);
 }

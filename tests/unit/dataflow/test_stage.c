@@ -47,7 +47,7 @@ Test(stage, tv82_hops_shares_and_slack)
 	const struct df_hop *h;
 	const struct df_other *x;
 
-	cr_assert_eq(dataflow__analyse(t, &o, &r), 0);
+	cr_assert_eq(dataflow__analyse(t, NULL, &o, &r), 0);
 	cr_assert_not_null(r);
 	cr_expect(!r->named);
 	cr_assert_eq(r->nhops, 2);
@@ -99,10 +99,10 @@ Test(stage, tv84_versions_compressed)
 	sd_call(s, 3, 4, 1, "write", sd_file(5), SD_NONE, 10);
 	sd_call(s, 5, 6, 2, "read", sd_file(5), SD_NONE, 10);
 	sd_call(s, 5.2, 5.8, 1, "write", sd_file(5), SD_NONE, 10);
-	sd_call(s, 7, 7.5, 2, "openat", sd_file(5), SD_NONE, 0);
+	sd_open(s, 7, 7.5, 2, sd_file(5), true, "f");
 	sd_call(s, 8, 9, 2, "write", sd_file(5), SD_NONE, 10);
 	t = synth_finish(s);
-	cr_assert_eq(dataflow__analyse(t, &o, &r), 0);
+	cr_assert_eq(dataflow__analyse(t, NULL, &o, &r), 0);
 	cr_assert_eq(r->nhops, 2);
 	cr_expect_eq(r->hops[0].v_first, 1);
 	cr_expect_eq(r->hops[0].v_last, 2);
@@ -122,26 +122,50 @@ Test(stage, tv84_versions_compressed)
 	trace__free(t);
 }
 
+/* --data-path by the name an open gave the file; the text names it too. */
+Test(stage, target_by_name)
+{
+	struct synth *s = synth_new(0, SD_MS(20), 1);
+	struct dataflow_opts o = { .asked = true, .target = "/some/dir/f.out" };
+	struct dataflow_result *r;
+	struct trace *t;
+	char b[80];
+
+	synth_data_on(s);
+	sd_open(s, 0.5, 0.6, 1, sd_file(5), true, "f.out");
+	sd_call(s, 1, 2, 1, "write", sd_file(5), SD_NONE, 10);
+	sd_call(s, 3, 4, 1, "write", sd_file(6), SD_NONE, 10);	/* the default target: written last */
+	t = synth_finish(s);
+	cr_assert_eq(dataflow__analyse(t, NULL, &o, &r), 0);
+	cr_assert_eq(r->nhops, 1);
+	cr_expect_str_eq(df_recording_obj_label(&r->rec, r->hops[0].obj, b, sizeof(b)), "f.out (8:1:5)");
+	cr_expect_eq(r->hops[0].v_last, 2);
+	dataflow__free(r);
+	trace__free(t);
+}
+
 Test(stage, named_target)
 {
 	struct trace *t = tv82();
 	struct dataflow_opts o = { .asked = true, .target = "8:1:12" };
 	struct dataflow_result *r;
 
-	cr_assert_eq(dataflow__analyse(t, &o, &r), 0);
+	cr_assert_eq(dataflow__analyse(t, NULL, &o, &r), 0);
 	cr_expect(r->named);
 	cr_assert_eq(r->nhops, 1);
 	cr_expect_str_eq(obj_of(r, r->hops[0].obj), "8:1:12");
 	cr_expect_eq(r->hops[0].tgid, 102);
 	dataflow__free(r);
 	o.target = "8:2:12";	/* another device */
-	cr_expect_eq(dataflow__analyse(t, &o, &r), -ESRCH);
+	cr_expect_eq(dataflow__analyse(t, NULL, &o, &r), -ESRCH);
 	cr_expect_null(r);
 	o.target = "12";	/* any device */
-	cr_expect_eq(dataflow__analyse(t, &o, &r), 0);
+	cr_expect_eq(dataflow__analyse(t, NULL, &o, &r), 0);
 	dataflow__free(r);
-	o.target = "pipe:";
-	cr_expect_eq(dataflow__analyse(t, &o, &r), -EINVAL);
+	o.target = "/tmp/";
+	cr_expect_eq(dataflow__analyse(t, NULL, &o, &r), -EINVAL);
+	o.target = "nosuchfile";
+	cr_expect_eq(dataflow__analyse(t, NULL, &o, &r), -ESRCH);
 	trace__free(t);
 }
 
@@ -157,9 +181,9 @@ Test(stage, unavailable_says_why)
 	t = synth_finish(s);
 	t->format_version = 2;
 	cr_expect(strstr(dataflow_unavailable(t, b, sizeof(b)) ?: "", "format 2"));
-	cr_expect_eq(dataflow__analyse(t, &quiet, &r), 0);
+	cr_expect_eq(dataflow__analyse(t, NULL, &quiet, &r), 0);
 	cr_expect_null(r);
-	cr_expect_eq(dataflow__analyse(t, &asked, &r), -ENODATA);
+	cr_expect_eq(dataflow__analyse(t, NULL, &asked, &r), -ENODATA);
 	t->format_version = 3;
 	tf_kv_set(&t->meta, TF_META_FEATURES, "sched,wakeup,lifecycle,syscalls,irqs");
 	tf_kv_set(&t->meta, TF_META_MODE, "all");
@@ -174,7 +198,7 @@ Test(stage, unavailable_says_why)
 	tf_kv_set(&t->meta, TF_META_MISSING, "runtime");
 	cr_expect_null(dataflow_unavailable(t, b, sizeof(b)));
 	/* data recorded, none moved: a result without a target */
-	cr_assert_eq(dataflow__analyse(t, &asked, &r), 0);
+	cr_assert_eq(dataflow__analyse(t, NULL, &asked, &r), 0);
 	cr_assert_not_null(r);
 	cr_expect_eq(r->target, -1);
 	cr_expect_eq(r->nhops, 0);

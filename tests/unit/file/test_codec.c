@@ -200,7 +200,7 @@ Test(codec, worst_case_size)
 		[QT_REC_SYSCALL] = 60, [QT_REC_IRQ] = 40, [QT_REC_SOFTIRQ] = 40,
 		[QT_REC_FORK] = 52, [QT_REC_EXEC] = 52, [QT_REC_RENAME] = 52, [QT_REC_EXIT] = 52,
 		[QT_REC_IRQ_NAME] = 53, [QT_REC_LOST] = 45, [QT_REC_STATS] = 55,
-		[QT_REC_SOFTIRQ_RAISE] = 31, [QT_REC_DATA] = 110,
+		[QT_REC_SOFTIRQ_RAISE] = 31, [QT_REC_DATA] = 143,
 	};
 
 	for (unsigned int type = 1; type < QT_REC_MAX; type++) {
@@ -265,6 +265,7 @@ Test(codec, worst_case_size)
 				r.data.obj[i].ino = r.data.obj[i].peer = UINT64_MAX;
 				r.data.obj[i].dev = r.data.obj[i].mode = UINT32_MAX;
 			}
+			memset(r.data.name, 'x', QT_DATA_NAME_LEN);
 			break;
 		}
 		codec_reset(&st, 0);
