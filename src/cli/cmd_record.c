@@ -59,6 +59,8 @@ static const char doc[] =
 	"      attach to a running process for 30 s\n"
 	"  qostrace record -o all.qtrace -d 10 -a\n"
 	"      every thread for 10 s\n"
+	"  qostrace record -o flow.qtrace -d 10 -a --data\n"
+	"      and the files, pipes and sockets of every read and write (report --data-path)\n"
 	"  qostrace record -o load.qtrace -a -- stress-ng --switch 2 -t 5\n"
 	"      every thread, for as long as the command runs\n"
 	"  qostrace record -o old.qtrace -a -d 10 --backend tracefs,perfbuf\n"

@@ -70,6 +70,7 @@ static const char doc[] =
 	"  qostrace report --actor src --actor write@sink run.qtrace\n"
 	"  qostrace report --actor auto --actor 'write(1)@ts_*' --qcod 5% run.qtrace\n"
 	"  qostrace report --pair dec,sink run.qtrace\n"
+	"  qostrace report --data-path=out.ts run.qtrace  # which processes made out.ts last\n"
 	"  qostrace report --min-late 2ms run.qtrace      # breaks: late by 2 ms or more\n"
 	"  qostrace report --epsilon 50us chart.csv\n";
 
