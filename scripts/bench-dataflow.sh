@@ -19,18 +19,14 @@
 # and to scripts/results/bench-dataflow.txt.
 set -u
 cd "$(dirname "$0")/.."
-ROUNDS=${1:-7}
-LOOPS=${LOOPS:-100000}
-QT=build/qostrace
-OUT=scripts/results/bench-dataflow.txt
-WORK=$(mktemp -d /tmp/qostrace-bench-XXXXXX)
-TPID=
-trap '[ -n "$TPID" ] && kill -INT "$TPID" 2>/dev/null; rm -rf "$WORK"' EXIT
-
 [ "$(id -u)" -eq 0 ] || { echo "bench-dataflow.sh: run as root" >&2; exit 1; }
 command -v perf > /dev/null || { echo "bench-dataflow.sh: perf is missing" >&2; exit 1; }
 make -s all > /dev/null || exit 1
-CPU=$(( $(nproc) - 1 ))
+ROUNDS=${1:-7} LOOPS=${LOOPS:-100000} CPU=$(( $(nproc) - 1 ))
+QT=build/qostrace OUT=scripts/results/bench-dataflow.txt
+# the recorder running in the background, if any: stopped on the way out
+TPID= WORK=$(mktemp -d /tmp/qostrace-bench-XXXXXX)
+trap '[ -n "$TPID" ] && kill -INT "$TPID" 2>/dev/null; rm -rf "$WORK"' EXIT
 
 log() { echo "$@" | tee -a "$WORK/report"; }
 log "# data-flow records: this build with and without them, $(date -u +%Y-%m-%dT%H:%MZ)," \
@@ -67,15 +63,14 @@ run() {
 	esac
 }
 
-# "runs ns_total" of the running tracer's sys_exit program
+# "runs ns_total" of the running tracer's sys_exit program: of its programs (their ids in
+# its fdinfo), the one bpftool names on_sys_exit or rt_sys_exit
 exit_stats() {
-	cat /proc/"$TPID"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u > "$WORK/ids"
-	bpftool prog show --json 2>/dev/null | python3 -c '
-import json, sys
-ids = set(int(x) for x in open(sys.argv[1]).read().split())
-for p in json.load(sys.stdin):
-    if p["id"] in ids and p["name"] in ("on_sys_exit", "rt_sys_exit"):
-        print(p.get("run_cnt", 0), p.get("run_time_ns", 0))' "$WORK/ids"
+	for id in $(awk '/^prog_id:/ { print $2 }' /proc/"$TPID"/fdinfo/* 2>/dev/null | sort -u); do
+		bpftool prog show id "$id" 2>/dev/null
+	done | awk '/ name (on|rt)_sys_exit / { n = ns = 0
+		for (i = 1; i < NF; i++) { if ($i == "run_cnt") n = $(i + 1); if ($i == "run_time_ns") ns = $(i + 1) }
+		print n, ns }'
 }
 
 counted() {

@@ -95,15 +95,25 @@ Test(input, tv83_pipe_from_records)
 	size_t n;
 	struct trace *t;
 
+	/* §9.7's table: W (1) and R (2); pipe 7, files 21 (in) and 22 (out) */
+	static const struct {
+		double s, e;
+		uint32_t pid;
+		const char *call;
+		bool pipe;
+		uint64_t ino;
+		int64_t bytes;
+	} calls[] = {
+		{ 0.2, 0.8, 1, "read", false, 21, 500 }, { 1, 2, 1, "write", true, 7, 100 },
+		{ 3, 4, 1, "write", true, 7, 50 }, { 5, 9, 1, "write", true, 7, 50 },
+		{ 0, 0.5, 2, "read", true, 7, 30 }, { 3.5, 4.5, 2, "readv", true, 7, 120 },
+		{ 6, 7, 2, "read", true, 7, 80 }, { 8, 9, 2, "write", false, 22, 80 },
+	};
+
 	synth_data_on(s);
-	sd_call(s, 0.2, 0.8, 1, "read", sd_file(21), SD_NONE, 500);
-	sd_call(s, 1, 2, 1, "write", sd_pipe(7), SD_NONE, 100);
-	sd_call(s, 3, 4, 1, "write", sd_pipe(7), SD_NONE, 50);
-	sd_call(s, 5, 9, 1, "write", sd_pipe(7), SD_NONE, 50);
-	sd_call(s, 0, 0.5, 2, "read", sd_pipe(7), SD_NONE, 30);
-	sd_call(s, 3.5, 4.5, 2, "readv", sd_pipe(7), SD_NONE, 120);
-	sd_call(s, 6, 7, 2, "read", sd_pipe(7), SD_NONE, 80);
-	sd_call(s, 8, 9, 2, "write", sd_file(22), SD_NONE, 80);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		sd_call(s, calls[i].s, calls[i].e, calls[i].pid, calls[i].call,
+			calls[i].pipe ? sd_pipe(calls[i].ino) : sd_file(calls[i].ino), SD_NONE, calls[i].bytes);
 	t = synth_finish(s);
 	cr_assert_eq(df_recording_build(t, &r), 0);
 	cr_expect_eq(r.objs[obj_named(&r, "pipe:[7]")].kind, DF_STREAM);
