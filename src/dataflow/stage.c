@@ -297,8 +297,12 @@ static int cmp_share(const void *x, const void *y)
 	return (a->tgid > b->tgid) - (a->tgid < b->tgid);
 }
 
-/* Per process, the in-process time of its hops; the waits summed. */
-static int make_shares(struct dataflow_result *r)
+/*
+ * Per process, the in-process time of its hops; the waits summed. A
+ * process is named by its leader thread (tid = tgid) at its last hop: the
+ * threads of one process share its data.
+ */
+static int make_shares(struct dataflow_result *r, const struct trace *t)
 {
 	r->shares = calloc(r->nhops + 1, sizeof(*r->shares));
 	if (!r->shares)
@@ -314,9 +318,11 @@ static int make_shares(struct dataflow_result *r)
 			;
 		if (k == r->nshares) {
 			r->shares[k] = (struct df_share){ .proc = h->proc, .tgid = h->tgid };
-			memcpy(r->shares[k].comm, h->comm, sizeof(h->comm));
 			r->nshares++;
 		}
+		comm_at(t, h->tgid, (uint64_t)h->t_last, r->shares[k].comm);
+		if (!r->shares[k].comm[0])
+			memcpy(r->shares[k].comm, h->comm, sizeof(h->comm));
 		r->shares[k].in_process += h->in_process;
 	}
 	qsort(r->shares, r->nshares, sizeof(*r->shares), cmp_share);
@@ -337,7 +343,7 @@ static int path_of(struct dataflow_result *r, const struct trace *t)
 	r->elapsed = r->d.states[r->target].t - r->d.states[n ? v[0].from : r->target].t;
 	err = make_hops(r, t, v, n);
 	free(v);
-	return err ? err : make_shares(r);
+	return err ? err : make_shares(r, t);
 }
 
 /* The targets' renames (system calls): the graph lacks them, and the report says so. */

@@ -54,7 +54,7 @@ struct df_other {
 
 struct df_share {
 	uint32_t proc, tgid;
-	char comm[QT_COMM_LEN];
+	char comm[QT_COMM_LEN];		/* its leader thread's (tid = tgid) name */
 	int64_t in_process;		/* its hops' in-process time */
 };
 

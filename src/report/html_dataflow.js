@@ -42,25 +42,40 @@ function section(box, R, h) {
 		shown = i;
 		h.showTime(x.read_at_ns !== null ? x.read_at_ns : x.first_ns, x.last_ns);
 	};
-	const rows = [];
-	hops.forEach((x, i) => {
-		rows.push({ cells: [
-			el('span', { class: 'chip', title: 'show it in the timeline', onclick: () => show(i) }, at(x.last_ns)),
-			who(x), made(x, x.v_first, x.v_last),
-			i ? fmt(x.waited_ns) : (x.kind === 'pretrace' ? 'root: there before the recording' :
-				x.kind === 'external' ? 'root: read from outside' : 'root: no traced input'),
-			i ? fmt(x.in_process_ns) : '' ] });
-		for (const o of x.other_inputs)
-			rows.push({ cls: 'muted', cells: ['', '', 'other input ' + made(o, o.version, o.version) +
-				(o.pid !== null ? ' (pid ' + o.pid + ')' : ''), 'ready ' + fmt(o.slack_ns) + ' before', ''] });
-	});
-	box.append(table(['at (s)', 'process', 'made', 'waited', 'in process'], rows, [false, false, false, true, true]));
+	/* a long path (threads of one process passing messages): the root and the last hops, until asked */
+	const SHOWN = 15, tableBox = el('div');
+	let all = hops.length <= SHOWN + 2;
+	const rowsOf = () => {
+		const rows = [];
+		hops.forEach((x, i) => {
+			if (!all && i > 0 && i < hops.length - SHOWN) {
+				if (i === 1)
+					rows.push({ cls: 'muted', cells: ['', el('span', { class: 'chip', title: 'list every hop',
+						onclick: () => { all = true; render(); } }, '… ' + (hops.length - 1 - SHOWN) + ' hops'), '', '', ''] });
+				return;
+			}
+			rows.push({ cells: [
+				el('span', { class: 'chip', title: 'show it in the timeline', onclick: () => show(i) }, at(x.last_ns)),
+				who(x), made(x, x.v_first, x.v_last),
+				i ? fmt(x.waited_ns) : (x.kind === 'pretrace' ? 'root: there before the recording' :
+					x.kind === 'external' ? 'root: read from outside' : 'root: no traced input'),
+				i ? fmt(x.in_process_ns) : '' ] });
+			for (const o of x.other_inputs)
+				rows.push({ cls: 'muted', cells: ['', '', 'other input ' + made(o, o.version, o.version) +
+					(o.pid !== null ? ' (pid ' + o.pid + ')' : ''), 'ready ' + fmt(o.slack_ns) + ' before', ''] });
+		});
+		return rows;
+	};
+	const render = () => tableBox.replaceChildren(table(['at (s)', 'process', 'made', 'waited', 'in process'], rowsOf(),
+		[false, false, false, true, true]));
+	box.append(tableBox);
+	render();
 	const shares = R.shares.filter((s) => s.in_process_ns > 0).slice(0, 5)
 		.map((s) => s.comm + '/' + s.pid + ' ' + (100 * s.share).toFixed(1) + ' %');
 	para('Time: ' + (shares.length ? shares.join(', ') + '; ' : '') + (100 * R.waiting_share).toFixed(1) +
 		' % waiting to be read.' + (R.renames_left_out ? ' ' + R.renames_left_out + ' rename(s) of the targets are ' +
-		'not in the path: the recorder does not give the renamed file\'s inode.' : '') + (R.approximate ? ' The recording lost events: the matching of reads to writes in ' +
-		'pipes and sockets is approximate.' : ''));
+		'not in the path: the recorder does not give the renamed file\'s inode.' : '') +
+		(R.approximate ? ' The recording lost events: the matching of reads to writes in pipes and sockets is approximate.' : ''));
 	return { hops: hops.length, target: last.object, show: (i) => { show(i); return shown; } };
 }
 

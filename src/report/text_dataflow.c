@@ -14,6 +14,12 @@
 #include "text_dataflow.h"
 
 #define SHARES_SHOWN 5
+/*
+ * Hops printed of a long path (threads of one process passing data
+ * through pipes make one hop per message): the root and the last ones,
+ * nearest the target, where its lateness was decided; -v prints all.
+ */
+#define HOPS_SHOWN 15
 
 static double at_s(const struct analysis *a, int64_t t)
 {
@@ -68,6 +74,12 @@ static void print_hops(const struct analysis *a, const struct dataflow_result *r
 	for (size_t i = 0; i < r->nhops; i++) {
 		const struct df_hop *h = &r->hops[i];
 
+		if (!st->verbose && i == 1 && r->nhops > HOPS_SHOWN + 2) {
+			fprintf(f, "%s%12s  ... %zu hops (-v lists them all)%s\n", rs_dim(st), "",
+				r->nhops - 1 - HOPS_SHOWN, rs_reset(st));
+			i = r->nhops - HOPS_SHOWN - 1;
+			continue;
+		}
 		fprintf(f, "%12.6f  %-24s %-44s", at_s(a, h->t_last), proc_of(h, p, sizeof(p)),
 			made(r, h->obj, h->v_first, h->v_last, m, sizeof(m)));
 		if (i == 0)
