@@ -124,28 +124,100 @@ static int cmp_slack(const void *x, const void *y)
 	return (a->slack > b->slack) - (a->slack < b->slack);
 }
 
-/* The latest mutation (write, truncation) of proc that ended by `until`, but for call skip: its end. */
-static int64_t last_mutation(const struct df_input *in, uint32_t proc, int64_t until, uint32_t skip)
+/*
+ * The calls by process in order of their ends, and by end alone: a path's
+ * hops look up their reads and merges there, in time proportional to the
+ * calls around them rather than to the recording (a path of thousands of
+ * hops over a million calls).
+ */
+struct op_index {
+	const struct df_input *in;
+	uint32_t *byproc;	/* op indices by (proc, end) */
+	size_t *pstart;		/* process p's calls: byproc[pstart[p] .. pstart[p + 1]) */
+	uint32_t *byend;	/* op indices by end */
+	long *forked_by;	/* per process: the fork that made it (-1: none) */
+};
+
+static int cmp_proc_end(const void *x, const void *y, void *in)
 {
-	int64_t since = INT64_MIN;
+	const struct df_op *ops = ((const struct df_input *)in)->ops;
+	const struct df_op *a = &ops[*(const uint32_t *)x], *b = &ops[*(const uint32_t *)y];
 
-	for (size_t i = 0; i < in->nops; i++) {
-		const struct df_op *o = &in->ops[i];
-
-		if (o->proc == proc && i != skip && o->e <= until && o->e > since &&
-		    (o->kind == DF_OP_WRITE || o->kind == DF_OP_TRUNC))
-			since = o->e;
-	}
-	return since;
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	if (a->e != b->e)
+		return a->e < b->e ? -1 : 1;
+	return (*(const uint32_t *)x > *(const uint32_t *)y) - (*(const uint32_t *)x < *(const uint32_t *)y);
 }
 
-/* The fork that made process proc (the index of its op), or -1. */
-static long fork_of(const struct df_input *in, uint32_t proc)
+static int cmp_end(const void *x, const void *y, void *in)
 {
-	for (size_t i = 0; i < in->nops; i++)
-		if (in->ops[i].kind == DF_OP_FORK && in->ops[i].child == proc)
-			return (long)i;
-	return -1;
+	const struct df_op *ops = ((const struct df_input *)in)->ops;
+	const struct df_op *a = &ops[*(const uint32_t *)x], *b = &ops[*(const uint32_t *)y];
+
+	return (a->e > b->e) - (a->e < b->e);
+}
+
+static void index_free(struct op_index *x)
+{
+	free(x->byproc);
+	free(x->pstart);
+	free(x->byend);
+	free(x->forked_by);
+}
+
+static int index_build(const struct df_input *in, struct op_index *x)
+{
+	*x = (struct op_index){ .in = in };
+	x->byproc = malloc((in->nops + 1) * sizeof(*x->byproc));
+	x->byend = malloc((in->nops + 1) * sizeof(*x->byend));
+	x->pstart = calloc(in->nprocs + 2, sizeof(*x->pstart));
+	x->forked_by = malloc((in->nprocs + 1) * sizeof(*x->forked_by));
+	if (!x->byproc || !x->byend || !x->pstart || !x->forked_by) {
+		index_free(x);
+		return -ENOMEM;
+	}
+	for (size_t p = 0; p < in->nprocs; p++)
+		x->forked_by[p] = -1;
+	for (uint32_t i = 0; i < in->nops; i++) {
+		x->byproc[i] = x->byend[i] = i;
+		x->pstart[in->ops[i].proc + 1]++;
+		if (in->ops[i].kind == DF_OP_FORK && x->forked_by[in->ops[i].child] < 0)
+			x->forked_by[in->ops[i].child] = i;
+	}
+	for (size_t p = 0; p < in->nprocs; p++)
+		x->pstart[p + 1] += x->pstart[p];
+	qsort_r(x->byproc, in->nops, sizeof(*x->byproc), cmp_proc_end, (void *)in);
+	qsort_r(x->byend, in->nops, sizeof(*x->byend), cmp_end, (void *)in);
+	return 0;
+}
+
+/* In process proc's calls, the position after the last one that ended at or before t. */
+static size_t proc_upto(const struct op_index *x, uint32_t proc, int64_t t)
+{
+	size_t lo = x->pstart[proc], hi = x->pstart[proc + 1];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->in->ops[x->byproc[mid]].e <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The latest mutation (write, truncation) of proc that ended by `until`, but for call skip: its end. */
+static int64_t last_mutation(const struct op_index *x, uint32_t proc, int64_t until, uint32_t skip)
+{
+	for (size_t k = proc_upto(x, proc, until); k-- > x->pstart[proc];) {
+		const struct df_op *o = &x->in->ops[x->byproc[k]];
+
+		if (x->byproc[k] != skip && (o->kind == DF_OP_WRITE || o->kind == DF_OP_TRUNC))
+			return o->e;
+	}
+	return INT64_MIN;
 }
 
 /* Adds the traced state g as another input of hop (once), its slack against the critical pred_t. */
@@ -168,7 +240,7 @@ static int add_other(struct dataflow_result *r, size_t hop, size_t first, long g
  * cand), so those of the parent count too. Traced states only: what was
  * there before the recording (a library, a configuration) is left out.
  */
-static int merge_others(struct dataflow_result *r, size_t hop, long s)
+static int merge_others(struct dataflow_result *r, const struct op_index *x, size_t hop, long s)
 {
 	const struct df_state *st = &r->d.states[s];
 	const struct df_input *in = &r->rec.in;
@@ -178,18 +250,20 @@ static int merge_others(struct dataflow_result *r, size_t hop, long s)
 	int err = 0;
 
 	for (int depth = 0; depth < 16 && !err; depth++) {
-		int64_t since = last_mutation(in, proc, until, skip);
+		int64_t since = last_mutation(x, proc, until, skip);
 		long f;
 
-		for (size_t i = 0; i < in->nops && !err; i++) {
-			const struct df_op *o = &in->ops[i];
-			long g = r->d.got[i];
+		for (size_t k = proc_upto(x, proc, until); k-- > x->pstart[proc] && !err;) {
+			const struct df_op *o = &in->ops[x->byproc[k]];
+			long g = r->d.got[x->byproc[k]];
 
-			if (o->proc == proc && o->kind == DF_OP_READ && g >= 0 && g != st->pred && o->e < until &&
-			    o->e > since && r->d.states[g].kind != DF_S_PRETRACE)
+			if (o->e <= since)
+				break;
+			if (o->kind == DF_OP_READ && g >= 0 && g != st->pred && o->e < until &&
+			    r->d.states[g].kind != DF_S_PRETRACE)
 				err = add_other(r, hop, first, g, pred_t);
 		}
-		f = fork_of(in, proc);
+		f = x->forked_by[proc];
 		if (f < 0 || in->ops[f].s <= since)
 			break;
 		proc = in->ops[f].proc;
@@ -210,21 +284,30 @@ static int merge_others(struct dataflow_result *r, size_t hop, long s)
  * The call by which s's process obtained pred (the first read that did,
  * at s's pred_read_at), or the transfer that made s; -1 if none.
  */
-static long read_call(const struct dataflow_result *r, long pred, long s)
+static long read_call(const struct dataflow_result *r, const struct op_index *x, long pred, long s)
 {
 	const struct df_state *st = &r->d.states[s];
 	const struct df_input *in = &r->rec.in;
+	size_t lo = 0, hi = in->nops;
 
 	if (st->op != UINT32_MAX && (in->ops[st->op].kind == DF_OP_TRANSFER || in->ops[st->op].kind == DF_OP_TEE))
 		return st->op;
-	for (size_t i = 0; i < in->nops; i++)
-		if (r->d.got[i] == pred && in->ops[i].kind == DF_OP_READ && in->ops[i].e == st->pred_read_at)
-			return (long)i;
+	while (lo < hi) {	/* the first call that ended at pred_read_at */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->ops[x->byend[mid]].e < st->pred_read_at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < in->nops && in->ops[x->byend[lo]].e == st->pred_read_at; lo++)
+		if (r->d.got[x->byend[lo]] == pred && in->ops[x->byend[lo]].kind == DF_OP_READ)
+			return (long)x->byend[lo];
 	return -1;
 }
 
 /* The hop of state s (its first), into r->hops[r->nhops]. */
-static void hop_start(struct dataflow_result *r, long s, const struct df_step *step)
+static void hop_start(struct dataflow_result *r, const struct op_index *x, long s, const struct df_step *step)
 {
 	const struct df_state *st = &r->d.states[s];
 	struct df_hop *h = &r->hops[r->nhops];
@@ -236,7 +319,7 @@ static void hop_start(struct dataflow_result *r, long s, const struct df_step *s
 		return;
 	h->waited = step->waited;
 	h->in_process = step->in_process;
-	h->read_op = read_call(r, step->from, s);
+	h->read_op = read_call(r, x, step->from, s);
 }
 
 /* The thread and name of the hop's last call. */
@@ -258,13 +341,16 @@ static void hop_who(struct dataflow_result *r, const struct trace *t, struct df_
 /* Compresses the steps into hops (§9.6), with the merges' other inputs. */
 static int make_hops(struct dataflow_result *r, const struct trace *t, const struct df_step *v, size_t n)
 {
+	struct op_index x;
 	long last = r->target;
 	int err = 0;
 
 	r->hops = calloc(n + 1, sizeof(*r->hops));
 	if (!r->hops)
 		return -ENOMEM;
-	hop_start(r, n ? v[0].from : r->target, NULL);
+	if (index_build(&r->rec.in, &x))
+		return -ENOMEM;
+	hop_start(r, &x, n ? v[0].from : r->target, NULL);
 	r->nhops = 1;
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct df_state *to = &r->d.states[v[i].to];
@@ -277,14 +363,15 @@ static int make_hops(struct dataflow_result *r, const struct trace *t, const str
 			h->waited += v[i].waited;
 		} else {
 			hop_who(r, t, h, v[i].from);
-			hop_start(r, v[i].to, &v[i]);
+			hop_start(r, &x, v[i].to, &v[i]);
 			r->nhops++;
 			if (to->pred_read_at >= 0 && to->op != UINT32_MAX &&
 			    r->rec.in.ops[to->op].kind != DF_OP_TRANSFER && r->rec.in.ops[to->op].kind != DF_OP_TEE)
-				err = merge_others(r, r->nhops - 1, v[i].to);
+				err = merge_others(r, &x, r->nhops - 1, v[i].to);
 		}
 	}
 	hop_who(r, t, &r->hops[r->nhops - 1], last);
+	index_free(&x);
 	return err;
 }
 

@@ -509,13 +509,45 @@ static void critical_events(struct pf *p)
 	path_events(p, &r->whole, tid, "critical path into the end of the recording");
 }
 
-/* A flow from the slice of call (op) a to that of call b, on their threads' system-call tracks. */
+/* The run of thread tid (a tid may have been several threads) that holds ts, and its thread; NULL if none. */
+static const struct tl_run *tid_run_at(const struct timeline *tl, uint32_t tid, int64_t ts,
+				       const struct tl_thread **th)
+{
+	for (uint32_t i = 0; i < tl->nthreads; i++) {
+		const struct tl_run *run = tl->threads[i].tid == tid ? run_at(tl, i, ts) : NULL;
+
+		if (run) {
+			*th = &tl->threads[i];
+			return run;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A flow from call (op) a to call b: between their slices on the threads'
+ * system-call tracks; where b began first (a read that waited in the call
+ * for a's write: a flow must not go back in time), from the run a was
+ * made in to the run b returned in.
+ */
 static void data_flow(struct pf *p, const struct dataflow_result *r, long a, long b)
 {
 	const struct df_op *oa = &r->rec.in.ops[a], *ob = &r->rec.in.ops[b];
+	const struct tl_thread *xa, *xb;
+	const struct tl_run *ra, *rb;
 
-	flow_cat(p, "syscall", "data path", r->rec.tgids[oa->proc], PERFETTO_SYSCALL_TID_BASE + r->rec.op_tid[a],
-		 oa->s, r->rec.tgids[ob->proc], PERFETTO_SYSCALL_TID_BASE + r->rec.op_tid[b], ob->s);
+	if (ob->s >= oa->s) {
+		flow_cat(p, "syscall", "data path", r->rec.tgids[oa->proc],
+			 PERFETTO_SYSCALL_TID_BASE + r->rec.op_tid[a], oa->s, r->rec.tgids[ob->proc],
+			 PERFETTO_SYSCALL_TID_BASE + r->rec.op_tid[b], ob->s);
+		p->st.data_flows++;
+		return;
+	}
+	ra = tid_run_at(p->tl, r->rec.op_tid[a], oa->s, &xa);
+	rb = tid_run_at(p->tl, r->rec.op_tid[b], ob->e, &xb);
+	if (!ra || !rb || rb->start < ra->start)
+		return;
+	flow(p, "data path", xa->pid, xa->tid, (int64_t)ra->start, xb->pid, xb->tid, (int64_t)rb->start);
 	p->st.data_flows++;
 }
 

@@ -370,8 +370,9 @@ Test(e2e_dataflow, json_report)
 
 /*
  * export --perfetto: a track of the path's hops, and flows along it whose
- * ends each sit on a system-call slice (same pid, tid and ts), from the
- * slow producer's write to the transformer's read, and on to out's write.
+ * ends each sit on a slice of their category (a system call, or a run
+ * where a read waited in the call: same pid, tid and ts), from the slow
+ * producer's write to the transformer's read, and on to out's write.
  */
 Test(e2e_dataflow, perfetto_flows)
 {
@@ -386,9 +387,9 @@ Test(e2e_dataflow, perfetto_flows)
 	snprintf(cmd, sizeof(cmd),
 		 "python3 -c 'import json,sys\n"
 		 "ev=json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
-		 "xs={(e[\"pid\"],e[\"tid\"],e[\"ts\"]) for e in ev if e.get(\"ph\")==\"X\" and e.get(\"cat\")==\"syscall\"}\n"
+		 "xs={(e[\"pid\"],e[\"tid\"],e[\"ts\"],e[\"cat\"]) for e in ev if e.get(\"ph\")==\"X\"}\n"
 		 "fl=[e for e in ev if e.get(\"name\")==\"data path\"]\n"
-		 "print(len(fl), sum((e[\"pid\"],e[\"tid\"],e[\"ts\"]) in xs for e in fl),"
+		 "print(len(fl), sum((e[\"pid\"],e[\"tid\"],e[\"ts\"],e[\"cat\"]) in xs for e in fl),"
 		 " \",\".join(sorted({str(e[\"pid\"]) for e in fl})),"
 		 " any(e.get(\"cat\")==\"data\" and \"%s\" in e[\"name\"] for e in ev))' '%s'",
 		 r->obj[4], pf);
@@ -402,7 +403,7 @@ Test(e2e_dataflow, perfetto_flows)
 		cr_assert_eq(sscanf(out, "%d %d %197s %7s", &n, &bound, pids + 1, track), 4, "%s", out);
 		strcat(pids, ",");	/* ",PID,PID,": a pid is found whole */
 		cr_expect_geq(n, 6, "%d flow ends", n);
-		cr_expect_eq(bound, n, "%d of %d flow ends bind to a system call", bound, n);
+		cr_expect_eq(bound, n, "%d of %d flow ends bind to a slice (a system call, or a run)", bound, n);
 		snprintf(want, sizeof(want), ",%d,", r->pid_prod[1]);
 		cr_expect(strstr(pids, want), "the slow producer %s is not in the flows' pids %s", want, pids);
 		snprintf(want, sizeof(want), ",%d,", r->pid_prod[0]);
