@@ -84,4 +84,26 @@ static inline void sd_fork(struct synth *s, double at_ms, uint32_t parent, uint3
 	synth_task(s, QT_REC_FORK, SD_MS(at_ms), child, child, parent, parent, comm);
 }
 
+/*
+ * docs/ALGORITHMS.md TV-8.2 as data records: files a (8:1:11), b (12) and
+ * out (13), a terminal (0:25:4); P1 (101) writes a [10,12], P2 (102) b
+ * [5,6], P3 (103) reads a [13,14] and b [15,16] and forks P4 (104) at 17,
+ * P4 writes out [20,25], P2 the terminal [30,31]. The answer: out.v1 <-
+ * a.v1 read by P3 at 14, b.v1 the other input (slack 6).
+ */
+static inline void sd_tv82(struct synth *s)
+{
+	synth_data_on(s);
+	synth_thread(s, 101, 101, "p1");
+	synth_thread(s, 102, 102, "p2");
+	synth_thread(s, 103, 103, "p3");
+	sd_call(s, 10, 12, 101, "write", sd_file(11), SD_NONE, 100);
+	sd_call(s, 5, 6, 102, "write", sd_file(12), SD_NONE, 100);
+	sd_call(s, 13, 14, 103, "read", sd_file(11), SD_NONE, 100);
+	sd_call(s, 15, 16, 103, "pread64", sd_file(12), SD_NONE, 100);
+	sd_fork(s, 17, 103, 104, "p4");
+	sd_call(s, 20, 25, 104, "writev", sd_file(13), SD_NONE, 100);
+	sd_call(s, 30, 31, 102, "write", sd_chr(4), SD_NONE, 10);
+}
+
 #endif

@@ -15,14 +15,7 @@ static struct trace *tv82(void)
 {
 	struct synth *s = synth_new(0, SD_MS(40), 1);
 
-	synth_data_on(s);
-	sd_call(s, 10, 12, 101, "write", sd_file(11), SD_NONE, 100);	/* P1 write(a) */
-	sd_call(s, 5, 6, 102, "write", sd_file(12), SD_NONE, 100);	/* P2 write(b) */
-	sd_call(s, 13, 14, 103, "read", sd_file(11), SD_NONE, 100);	/* P3 read(a) */
-	sd_call(s, 15, 16, 103, "pread64", sd_file(12), SD_NONE, 100);	/* P3 read(b) */
-	sd_fork(s, 17, 103, 104, "p4");
-	sd_call(s, 20, 25, 104, "writev", sd_file(13), SD_NONE, 100);	/* P4 write(out) */
-	sd_call(s, 30, 31, 102, "write", sd_chr(4), SD_NONE, 10);	/* P2 write(/dev/pts/1) */
+	sd_tv82(s);
 	return synth_finish(s);
 }
 

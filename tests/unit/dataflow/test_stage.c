@@ -18,17 +18,7 @@ static struct trace *tv82(void)
 {
 	struct synth *s = synth_new(0, SD_MS(40), 1);
 
-	synth_data_on(s);
-	synth_thread(s, 101, 101, "p1");
-	synth_thread(s, 102, 102, "p2");
-	synth_thread(s, 103, 103, "p3");
-	sd_call(s, 10, 12, 101, "write", sd_file(11), SD_NONE, 100);
-	sd_call(s, 5, 6, 102, "write", sd_file(12), SD_NONE, 100);
-	sd_call(s, 13, 14, 103, "read", sd_file(11), SD_NONE, 100);
-	sd_call(s, 15, 16, 103, "read", sd_file(12), SD_NONE, 100);
-	sd_fork(s, 17, 103, 104, "p4");
-	sd_call(s, 20, 25, 104, "write", sd_file(13), SD_NONE, 100);
-	sd_call(s, 30, 31, 102, "write", sd_chr(4), SD_NONE, 10);
+	sd_tv82(s);
 	return synth_finish(s);
 }
 
