@@ -24,16 +24,38 @@ const volatile __u8 data_calls[QT_DATA_NRS] = {};
 #define QT_AF_UNIX 1
 #define QT_O_TRUNC 01000	/* x86, arm and the generic table alike */
 
-/* The file of descriptor fd of task t, or NULL. */
-static __always_inline struct file *data_fd_file(struct task_struct *t, __u64 fd)
+/*
+ * The file of descriptor fd of the current task, or NULL. On tp_btf (btf)
+ * the task is a trusted pointer: its files and descriptor table are plain
+ * loads, not helper calls; raw_tp reads them with CO-RE. The table's slot
+ * is a probe read either way.
+ */
+static __always_inline struct file *data_fd_file(bool btf, __u64 fd)
 {
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct fdtable *fdt;
 	struct file **fds;
 	struct file *f = NULL;
+	unsigned int max;
 
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (btf) {
+		struct files_struct *files = bpf_get_current_task_btf()->files;
+
+		if (!files)
+			return NULL;
+		fdt = files->fdt;
+		if (!fdt)
+			return NULL;
+		max = fdt->max_fds;
+		fds = fdt->fd;
+	} else {
+		fdt = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), files, fdt);
+		if (!fdt)
+			return NULL;
+		max = BPF_CORE_READ(fdt, max_fds);
+		fds = BPF_CORE_READ(fdt, fd);
+	}
+	if (fd >= max)
 		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
 	bpf_probe_read_kernel(&f, sizeof(f), fds + fd);
 	return f;
 }
@@ -42,9 +64,9 @@ static __always_inline struct file *data_fd_file(struct task_struct *t, __u64 fd
  * The object of descriptor fd into *o (zeroed first: ino 0 when it cannot
  * be resolved); its file, or NULL.
  */
-static __always_inline struct file *data_obj(struct task_struct *t, __u64 fd, struct qt_data_obj *o)
+static __always_inline struct file *data_obj(bool btf, __u64 fd, struct qt_data_obj *o)
 {
-	struct file *f = data_fd_file(t, fd);
+	struct file *f = data_fd_file(btf, fd);
 	struct inode *in;
 	struct socket *sock;
 	struct sock *sk, *peer;
@@ -128,11 +150,10 @@ static __always_inline bool data_fds(__u8 cls, __s64 ret, struct pt_regs *regs, 
  * truncated a file, or opened a regular file (then with its name, the
  * last component of its path: d_name, one string read).
  */
-static __always_inline void data_exit(struct out o, struct task_ctx *c, __u32 tid, __u32 tgid,
+static __always_inline void data_exit(struct out o, bool btf, struct task_ctx *c, __u32 tid, __u32 tgid,
 				      __s64 ret, struct pt_regs *regs)
 {
 	struct qt_data_obj o0, o1 = {};
-	struct task_struct *t;
 	struct qt_data *r;
 	struct file *f;
 	__u64 in = c->sys_arg0, out = 0;
@@ -146,12 +167,11 @@ static __always_inline void data_exit(struct out o, struct task_ctx *c, __u32 ti
 	if (cls == QT_DC_NONE || !data_fds(cls, ret, regs, &in, &out, &two, &flags))
 		return;
 	open = cls == QT_DC_OPEN_FLAGS1 || cls == QT_DC_OPEN_FLAGS2 || cls == QT_DC_CREAT;
-	t = (struct task_struct *)bpf_get_current_task();
-	f = data_obj(t, in, &o0);
+	f = data_obj(btf, in, &o0);
 	if (open && (o0.mode & QT_S_IFMT) != QT_S_IFREG && !flags)
 		return;		/* a directory, a device, a socket opened: no data moved */
 	if (two)
-		data_obj(t, out, &o1);
+		data_obj(btf, out, &o1);
 	r = reserve(o, sizeof(*r), QT_REC_DATA, c->sys_ts);
 	if (!r)
 		return;

@@ -98,7 +98,7 @@ int BPF_PROG(rt_sys_exit, struct pt_regs *regs, long ret)
 	if (!c)
 		return 0;
 	id = bpf_get_current_pid_tgid();
-	data_exit(OUT(ctx), c, id, id >> 32, syscall_ret(ret), regs);
+	data_exit(OUT(ctx), false, c, id, id >> 32, syscall_ret(ret), regs);
 	c->sys_ts = 0;
 	return 0;
 }

@@ -57,20 +57,23 @@ run() {
 		kill -INT "$TPID" && wait "$TPID"
 		TPID=
 		[ -s "$WORK/t.qtrace" ] || { echo "bench-dataflow.sh: $1 did not record" >&2; exit 1; }
-		[ -n "${2:-}" ] && "$QT" info "$WORK/t.qtrace" | grep -o 'data [0-9]*' | awk '{ print $2 }' \
+		# info's count of data records ("data 1.2M" on its events line)
+		[ -n "${2:-}" ] && "$QT" info "$WORK/t.qtrace" | awk '/^events/ { for (i = 1; i < NF; i++) if ($i == "data") {
+			v = $(i + 1) + 0; if ($(i + 1) ~ /k/) v *= 1e3; if ($(i + 1) ~ /M/) v *= 1e6; print v } }' \
 			>> "$WORK/records.$1"
 		rm -f "$WORK/t.qtrace" ;;
 	esac
 }
 
-# "runs ns_total" of the running tracer's sys_exit program: of its programs (their ids in
-# its fdinfo), the one bpftool names on_sys_exit or rt_sys_exit
+# "runs ns_total" of the running tracer's sys_exit programs: of its programs (their ids in
+# its fdinfo), those bpftool names on_sys_exit or rt_sys_exit (one path's runs; the other's
+# may be loaded and not attached), summed
 exit_stats() {
 	for id in $(awk '/^prog_id:/ { print $2 }' /proc/"$TPID"/fdinfo/* 2>/dev/null | sort -u); do
 		bpftool prog show id "$id" 2>/dev/null
-	done | awk '/ name (on|rt)_sys_exit / { n = ns = 0
-		for (i = 1; i < NF; i++) { if ($i == "run_cnt") n = $(i + 1); if ($i == "run_time_ns") ns = $(i + 1) }
-		print n, ns }'
+	done | awk 'BEGIN { n = ns = 0 } / name (on|rt)_sys_exit / {
+		for (i = 1; i < NF; i++) { if ($i == "run_cnt") n += $(i + 1); if ($i == "run_time_ns") ns += $(i + 1) } }
+		END { print n, ns }'
 }
 
 counted() {
