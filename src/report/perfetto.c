@@ -554,10 +554,9 @@ static void data_flow(struct pf *p, const struct dataflow_result *r, long a, lon
 /*
  * The data-flow path (src/dataflow/stage.h): a track in the qostrace
  * process with a slice per hop, from the read of its input (its first
- * version for the root) to its last version; and flow arrows (category
- * "syscall", so that they bind to the calls' slices) from the call that
- * made each hop's data to the call that read it, and on to the call that
- * made the next data, on the threads' system-call tracks.
+ * version for the root) to its last version; and flow arrows (data_flow())
+ * from the call that made each hop's data to the call that read it, and
+ * on to the call that made the next data.
  */
 static void dataflow_events(struct pf *p)
 {
