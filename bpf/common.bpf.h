@@ -37,7 +37,7 @@ struct {
  * own one slot further (task, softirq, hardirq, and one to spare).
  */
 #define HEAP_SLOTS 4
-#define HEAP_SLOT_SIZE 64
+#define HEAP_SLOT_SIZE 128	/* struct qt_data: 96 bytes */
 
 struct heap {
 	__u32 depth;
@@ -394,20 +394,32 @@ static __always_inline struct task_ctx *tid_sys_enter_ctx(void)
 	return tid_ctx_create(pid_tgid);
 }
 
-/* sys_exit where the context is keyed by tid. */
-static __always_inline void tid_sys_exit(struct out o, __s64 ret)
+/*
+ * sys_exit where the context is keyed by tid: the context of the call
+ * that ends, if it is recorded, after its record went out; the caller
+ * clears its sys_ts.
+ */
+static __always_inline struct task_ctx *tid_sys_exit_ctx(struct out o, __s64 ret)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = id, tgid = id >> 32;
 	struct task_ctx *c;
 
 	if (!records_syscalls(tgid))
-		return;
+		return NULL;
 	c = bpf_map_lookup_elem(&task_ctx_by_tid, &tid);
 	if (!c || !c->sys_ts)
-		return;	/* entered before the recording started */
+		return NULL;	/* entered before the recording started */
 	emit_syscall(o, tid, tgid, c, ret, 0);
-	c->sys_ts = 0;
+	return c;
+}
+
+static __always_inline void tid_sys_exit(struct out o, __s64 ret)
+{
+	struct task_ctx *c = tid_sys_exit_ctx(o, ret);
+
+	if (c)
+		c->sys_ts = 0;
 }
 
 /*

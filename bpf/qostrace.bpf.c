@@ -62,5 +62,6 @@ static __always_inline void btf_irq_exit(struct out o, int irq, struct irqaction
 		return 0;								\
 	}
 
+#include "data.bpf.h"
 #include "tp_btf.bpf.h"
 #include "raw_tp.bpf.h"

@@ -92,7 +92,14 @@ int BPF_PROG(rt_sys_enter, struct pt_regs *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(rt_sys_exit, struct pt_regs *regs, long ret)
 {
-	tid_sys_exit(OUT(ctx), syscall_ret(ret));
+	struct task_ctx *c = tid_sys_exit_ctx(OUT(ctx), syscall_ret(ret));
+	__u64 id;
+
+	if (!c)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	data_exit(OUT(ctx), false, c, id, id >> 32, syscall_ret(ret), regs);
+	c->sys_ts = 0;
 	return 0;
 }
 

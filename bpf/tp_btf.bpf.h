@@ -111,6 +111,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	if (!c || !c->sys_ts)
 		return 0;	/* entered before the recording started */
 	emit_syscall(RING_ONLY, cur->pid, cur->tgid, c, syscall_ret(ret), 0);
+	data_exit(RING_ONLY, true, c, cur->pid, cur->tgid, syscall_ret(ret), regs);
 	c->sys_ts = 0;
 	return 0;
 }

@@ -35,6 +35,7 @@ enum qt_rec_type {
 	QT_REC_LOST = 12,	/* records this CPU could not reserve in [first_ts, last_ts] */
 	QT_REC_STATS = 13,	/* written by the recorder, not the kernel: cumulative counters */
 	QT_REC_SOFTIRQ_RAISE = 14,	/* a softirq raised: its cause (file format 2) */
+	QT_REC_DATA = 15,	/* a data system call and its objects (file format 3) */
 	QT_REC_MAX
 };
 
@@ -152,6 +153,66 @@ struct qt_softirq_raise {
 	__u16 irq;		/* with QT_WAKE_HARDIRQ/SOFTIRQ: the IRQ, QT_IRQ_* source, or vector */
 	__u32 pad;
 };
+
+/*
+ * The object behind a descriptor (docs/ALGORITHMS.md §9.2): the inode's
+ * device, number and S_IFMT; for a socket also its type and family, and
+ * for a connected AF_UNIX socket the peer's inode, so that the reader
+ * can key each direction of a socket pair as one object.
+ */
+#define QT_DATA_MODE_FMT 0xf000		/* mode: S_IFMT bits of i_mode */
+#define QT_DATA_MODE_SOCK_TYPE(m) (((m) >> 16) & 0xff)	/* SOCK_STREAM, SOCK_DGRAM, ... */
+#define QT_DATA_MODE_FAMILY(m) ((m) >> 24)		/* AF_UNIX, AF_INET, ... */
+
+struct qt_data_obj {
+	__u64 ino;
+	__u64 peer;		/* AF_UNIX: the peer socket's inode; 0: none or unknown */
+	__u32 dev;		/* the kernel's dev_t (MAJOR << 20 | MINOR) */
+	__u32 mode;		/* S_IFMT | sock type << 16 | family << 24 */
+};
+
+/*
+ * One data system call of a target that moved bytes (return > 0), or
+ * that truncated a file (an open with O_TRUNC, ftruncate to 0), or an
+ * open of a regular file (for its name): read, write and their vector,
+ * positional and socket forms (obj[0]); splice, tee, sendfile,
+ * copy_file_range (obj[0] the input, obj[1] the output); open, openat,
+ * creat (obj[0]: the new descriptor's). An object whose descriptor could
+ * not be resolved has ino 0. Recorded on the paths with BTF only (the
+ * classic tracepoints cannot walk the descriptor table).
+ */
+#define QT_DATA_TRUNC 0x01	/* hdr.flags: an open or ftruncate that truncated obj[0] */
+#define QT_DATA_NAMED 0x02	/* hdr.flags: name holds obj[0]'s file name (an open) */
+#define QT_DATA_NAME_LEN 32
+
+struct qt_data {
+	struct qt_rec_hdr h;	/* ts: the call's entry */
+	__u64 end_ts;
+	__s64 bytes;		/* the return value: bytes moved (0 for an open or a truncation) */
+	__u32 tid, tgid;
+	__u32 nr;
+	__u32 pad;
+	struct qt_data_obj obj[2];
+	char name[QT_DATA_NAME_LEN];	/* the last component of its path, with QT_DATA_NAMED */
+};
+
+/*
+ * What the loader tells the programs of each system call number (a
+ * table indexed by nr, from the recording's architecture): which
+ * descriptors to resolve at its exit.
+ */
+enum qt_data_call {
+	QT_DC_NONE = 0,
+	QT_DC_FD0,		/* read, write, ...: arg0, return > 0 */
+	QT_DC_IN0_OUT2,		/* splice, copy_file_range */
+	QT_DC_OUT0_IN1,		/* sendfile */
+	QT_DC_IN0_OUT1,		/* tee */
+	QT_DC_OPEN_FLAGS1,	/* open(path, flags): the returned descriptor, a regular file or O_TRUNC */
+	QT_DC_OPEN_FLAGS2,	/* openat(dir, path, flags) */
+	QT_DC_CREAT,		/* creat(): O_TRUNC always */
+	QT_DC_FTRUNCATE,	/* ftruncate(fd, 0) */
+};
+#define QT_DATA_NRS 512		/* the table's size: every data call's number is below */
 
 struct qt_task {		/* FORK, EXEC, RENAME, EXIT */
 	struct qt_rec_hdr h;

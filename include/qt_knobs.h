@@ -20,7 +20,8 @@ struct qt_knobs {
 	__u8 want_irqs;
 	__u8 perfbuf;		/* output through the perf buffer (no ring buffer before 5.8) */
 	__u8 switch_state_arg;	/* raw_tp: sched_switch passes prev_state (5.18+) */
-	__u8 pad[3];
+	__u8 want_data;		/* paths with BTF: QT_REC_DATA at the targets' data calls */
+	__u8 pad[2];
 };
 
 /*

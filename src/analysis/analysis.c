@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "patterns/patterns.h"
 #include "progress/progress.h"
+#include "dataflow/stage.h"
 #include "lib/workq.h"
 
 void analysis_opts_default(struct analysis_opts *o)
@@ -132,6 +133,23 @@ static int run_progress(struct analysis *a, const struct timeline *tl)
 	return err == -ENOMEM || err == -ESRCH ? err : 0;
 }
 
+/*
+ * The data-flow path: of the data records alone. Without --data-path a
+ * recording without them has no such section; with it, that (or an
+ * object no call made) stops the analysis.
+ */
+static int run_dataflow(struct analysis *a, const struct trace *t, const struct timeline *tl)
+{
+	struct dataflow_opts dopts = { .asked = a->opts.data_path, .target = a->opts.data_target };
+	int err = dataflow__analyse(t, tl, &dopts, &a->dataflow);
+
+	if (err && err != -ENOMEM && !a->opts.data_path) {
+		log_warn("data-flow path: %s", strerror(-err));
+		return 0;
+	}
+	return err;
+}
+
 struct patterns_job {
 	struct analysis *a;
 	const struct timeline *tl;
@@ -213,6 +231,8 @@ int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 	workq_cpus_set(0);
 	if (!err)
 		err = run_progress(a, tl);
+	if (!err)
+		err = run_dataflow(a, t, tl);
 	/* Computed once, from every stage's result: the renderings only print it. */
 	if (!err)
 		err = diagnosis__compute(a, &a->diagnosis);
@@ -255,6 +275,7 @@ void analysis__free(struct analysis *a)
 	critical__free(a->critical);
 	patterns__free(a->patterns);
 	progress__free(a->progress);
+	dataflow__free(a->dataflow);
 	diagnosis__free(a->diagnosis);
 	free(a);
 }

@@ -22,6 +22,7 @@ struct actors_result;
 struct critical_result;
 struct patterns_result;
 struct progress_result;
+struct dataflow_result;
 struct diagnosis;
 struct gantt;
 
@@ -53,6 +54,13 @@ struct analysis_opts {
 	size_t break_paths;
 	/* progress graph: --pair A,B (NULL: the default pair) */
 	const char *pair;
+	/*
+	 * data-flow path: --data-path[=OBJECT] asked for it (then a recording
+	 * without data records is an error); OBJECT, or NULL: the default
+	 * target. Computed whenever the recording has data records.
+	 */
+	bool data_path;
+	const char *data_target;
 	/* patterns: --delta, --alpha, --gap, --search-patterns */
 	double delta, alpha;		/* < 0: automatic search */
 	int gap;			/* < 0: default */
@@ -80,6 +88,8 @@ struct analysis {
 	struct patterns_result *patterns; /* patterns.h: emerging patterns (SATM §5) */
 	/* progress.h: the two-thread progress graph (Abrams et al.); NULL: no pair */
 	struct progress_result *progress;
+	/* dataflow/stage.h: the data-flow critical path (Nguyen & Karavanic); NULL: no data records */
+	struct dataflow_result *dataflow;
 	/* diagnosis.h: the three answers, from the results above (NULL for a Gantt chart) */
 	struct diagnosis *diagnosis;
 };
@@ -89,7 +99,8 @@ void analysis_opts_default(struct analysis_opts *o);
 /*
  * Runs every stage over a recording, then the Diagnosis from their
  * results. 0 or a negative errno (after a message): -ESRCH when --pair
- * names a thread the recording does not have.
+ * names a thread the recording does not have; with --data-path, -ENODATA
+ * (no data records), -ESRCH (no such object).
  */
 int analysis__run_trace(const struct trace *t, const struct timeline *tl,
 			const struct analysis_opts *o, struct analysis **out);

@@ -3,9 +3,11 @@
 #include <argp.h>
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "actors/actors.h"
 #include "analysis_opts.h"
+#include "file/dataobj.h"
 #include "lib/parse.h"
 #include "progress/progress.h"
 
@@ -16,6 +18,7 @@ enum {
 	OPT_BREAK_PATHS,
 	OPT_TIMING_ONLY,
 	OPT_PAIR,
+	OPT_DATA_PATH,
 	OPT_MIN_LATE,
 };
 
@@ -43,6 +46,11 @@ static const struct argp_option options[] = {
 	{ "pair", OPT_PAIR, "A,B", 0,
 	  "The two threads to draw, A on x: names (globs work) or tids (default: the upstream actor "
 	  "and the thread it wakes most)", ANALYSIS_GROUP_VIEWS },
+	{ "data-path", OPT_DATA_PATH, "OBJECT", OPTION_ARG_OPTIONAL,
+	  "The data-flow critical path (Nguyen & Karavanic) into OBJECT: a file's name (as the "
+	  "targets opened it), MAJ:MIN:INO (stat -c '%Hd:%Ld:%i' FILE), pipe:[INO] or socket:[INO] "
+	  "(default: the last file written that nothing read); an error if the recording has no data "
+	  "records", ANALYSIS_GROUP_VIEWS },
 	{ 0 },
 };
 
@@ -107,7 +115,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct analysis_args *a = state->input;
 	char msg[256];
-	uint64_t v;
+	uint64_t v, ino;
+	uint32_t dev;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -154,6 +163,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		a->o.pair = arg;
+		break;
+	case OPT_DATA_PATH:
+		/* a file's name is checked against the recording: anything else that is not an OBJECT */
+		if (arg && (!*arg || (dataobj_parse(arg, &dev, &ino) && arg[strlen(arg) - 1] == '/'))) {
+			argp_error(state, "--data-path='%s': expected MAJ:MIN:INO (stat -c '%%Hd:%%Ld:%%i' FILE), "
+				   "pipe:[INO], socket:[INO] or a file's name", arg);
+			return EINVAL;
+		}
+		a->o.data_path = true;
+		a->o.data_target = arg;
 		break;
 	case OPT_BREAK_PATHS:
 		if (parse_u64(arg, 0, SIZE_MAX, &v)) {

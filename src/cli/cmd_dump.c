@@ -12,6 +12,7 @@
 #include "lib/parse.h"
 #include "session.h"
 #include "lib/sort.h"
+#include "file/dataobj.h"
 #include "file/syscall_names.h"
 
 struct dump_args {
@@ -23,7 +24,7 @@ struct dump_args {
 
 static const struct argp_option options[] = {
 	{ "absolute", 'A', NULL, 0, "Absolute CLOCK_MONOTONIC times in ns instead of seconds from the start", 0 },
-	{ "type", 'e', "TYPE[,TYPE...]", 0, "Only these types: switch, wakeup, wakeup_new, syscall, irq, softirq, softirq_raise, fork, exec, rename, exit, irq_name, lost", 0 },
+	{ "type", 'e', "TYPE[,TYPE...]", 0, "Only these types: switch, wakeup, wakeup_new, syscall, irq, softirq, softirq_raise, fork, exec, rename, exit, irq_name, lost, data", 0 },
 	{ "tid", 't', "TID", 0, "Only events involving this thread", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages", 0 },
 	{ 0 },
@@ -95,7 +96,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 /* A record of any kind: which array, and where. */
-enum src { S_SW, S_WK, S_SC, S_IRQ, S_TASK, S_IRQN, S_LOST, S_RAISE, S_NSRC };
+enum src { S_SW, S_WK, S_SC, S_IRQ, S_TASK, S_IRQN, S_LOST, S_RAISE, S_DATA, S_NSRC };
 
 struct dumper {
 	const struct trace *t;
@@ -222,6 +223,23 @@ static void dump_one(const struct dumper *d, enum src src, size_t i)
 			       r->h.flags & QT_RAISE_SYSCALL ? " in a system call" : "");
 		break;
 	}
+	case S_DATA: {
+		const struct qt_data *r = &t->data[i];
+
+		print_time(d, r->h.ts, r->h.cpu, "data");
+		printf("%s %s %s", who(d, r->tid, r->tgid, r->h.ts, w1, sizeof(w1)),
+		       syscall_label(d->arch, r->nr, b, sizeof(b)), dataobj_name(&r->obj[0], w2, sizeof(w2)));
+		if (r->obj[1].ino)
+			printf(" -> %s", dataobj_name(&r->obj[1], w2, sizeof(w2)));
+		if (r->obj[0].peer)
+			printf(" (peer %llu)", (unsigned long long)r->obj[0].peer);
+		if (r->h.flags & QT_DATA_NAMED)
+			printf(" \"%s\"", r->name);
+		if (r->h.flags & QT_DATA_TRUNC)
+			printf(" truncated");
+		printf(" = %lld [%s]\n", (long long)r->bytes, fmt_duration(b, sizeof(b), r->end_ts - r->h.ts));
+		break;
+	}
 	case S_LOST: {
 		const struct qt_lost *l = &t->lost[i];
 
@@ -244,6 +262,7 @@ static bool involves(const struct trace *t, enum src src, size_t i, uint32_t tid
 	case S_IRQ: return t->irq[i].tid == tid;
 	case S_TASK: return t->task[i].tid == tid || t->task[i].parent_tid == tid;
 	case S_RAISE: return t->raise[i].tid == tid;
+	case S_DATA: return t->data[i].tid == tid;
 	default: return false;
 	}
 }
@@ -259,6 +278,7 @@ static uint8_t type_of(const struct trace *t, enum src src, size_t i)
 	case S_IRQN: return QT_REC_IRQ_NAME;
 	case S_LOST: return QT_REC_LOST;
 	case S_RAISE: return QT_REC_SOFTIRQ_RAISE;
+	case S_DATA: return QT_REC_DATA;
 	default: return 0;
 	}
 }
@@ -279,7 +299,8 @@ int cmd_dump(int argc, char **argv, char *const *whole)
 		return 1;
 	t = s.trace;
 	d = (struct dumper){ t, s.tl, &a, tf_kv_get(&t->meta, TF_META_ARCH) };
-	total = t->nsw + t->nwk + t->nsc + t->nirq + t->ntask + t->nirqn + t->nlost + t->nraise;
+	total = t->nsw + t->nwk + t->nsc + t->nirq + t->ntask + t->nirqn + t->nlost + t->nraise +
+		t->ndata;
 	p = malloc((total ? total : 1) * sizeof(*p));
 	if (!p) {
 		log_err("out of memory");
@@ -303,6 +324,7 @@ int cmd_dump(int argc, char **argv, char *const *whole)
 	ADD(S_IRQN, t->nirqn, t->irqn[i].h.ts);
 	ADD(S_LOST, t->nlost, t->lost[i].first_ts);
 	ADD(S_RAISE, t->nraise, t->raise[i].h.ts);
+	ADD(S_DATA, t->ndata, t->data[i].h.ts);
 #undef ADD
 	if (sort_pairs(p, n)) {
 		log_err("out of memory");

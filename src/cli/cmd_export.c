@@ -132,12 +132,13 @@ static int write_perfetto(const struct export_args *a, const struct analysis *an
 			fprintf(stderr,
 				"%s: %llu events: %llu threads, %llu run slices, %llu syscalls, "
 				"%llu wakeups (%llu flows), %llu IRQs, %llu invocations, %llu breaks, "
-				"%llu critical-path flows\n",
+				"%llu critical-path flows, %llu data-path flows\n",
 				a->perfetto, (unsigned long long)st.events, (unsigned long long)st.threads,
 				(unsigned long long)st.runs, (unsigned long long)st.syscalls,
 				(unsigned long long)st.wakeups, (unsigned long long)st.wakeup_flows,
 				(unsigned long long)st.irqs, (unsigned long long)st.invocations,
-				(unsigned long long)st.breaks, (unsigned long long)st.critical_flows);
+				(unsigned long long)st.breaks, (unsigned long long)st.critical_flows,
+				(unsigned long long)st.data_flows);
 		else
 			fprintf(stderr, "%s: %llu events: %llu tasks on %llu tracks, %llu critical-path flows\n",
 				a->perfetto, (unsigned long long)st.events, (unsigned long long)st.tasks,

@@ -28,6 +28,8 @@ static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Stop after this long (a number of seconds, or with a unit: 500ms, 2m)", 1 },
 	{ "no-syscalls", RECORD_ARGS_NO_SYSCALLS, NULL, 0, "Do not record system calls", 1 },
 	{ "no-irqs", RECORD_ARGS_NO_IRQS, NULL, 0, "Do not record hard and soft IRQs", 1 },
+	{ "data", RECORD_ARGS_DATA, NULL, 0, "Record the objects (file, pipe, socket) of the targets' reads and writes, for report --data-path (the default, except with -a)", 1 },
+	{ "no-data", RECORD_ARGS_NO_DATA, NULL, 0, "Do not record the objects of reads and writes", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "output", 'o', "FILE", 0, "Trace file to write (default qostrace.qtrace)", 2 },
 	{ "force", OPT_FORCE, NULL, 0, "Replace FILE if it exists", 2 },
@@ -57,6 +59,8 @@ static const char doc[] =
 	"      attach to a running process for 30 s\n"
 	"  qostrace record -o all.qtrace -d 10 -a\n"
 	"      every thread for 10 s\n"
+	"  qostrace record -o flow.qtrace -d 10 -a --data\n"
+	"      and the files, pipes and sockets of every read and write (report --data-path)\n"
 	"  qostrace record -o load.qtrace -a -- stress-ng --switch 2 -t 5\n"
 	"      every thread, for as long as the command runs\n"
 	"  qostrace record -o old.qtrace -a -d 10 --backend tracefs,perfbuf\n"

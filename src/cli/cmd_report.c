@@ -74,6 +74,7 @@ static const char doc[] =
 	"  qostrace report --actor src --actor write@sink run.qtrace\n"
 	"  qostrace report --actor auto --actor 'write(1)@ts_*' --qcod 5% run.qtrace\n"
 	"  qostrace report --pair dec,sink run.qtrace\n"
+	"  qostrace report --data-path=out.ts run.qtrace  # which processes made out.ts last\n"
 	"  qostrace report --min-late 2ms run.qtrace      # breaks: late by 2 ms or more\n"
 	"  qostrace report --epsilon 50us chart.csv\n";
 
@@ -177,7 +178,8 @@ int cmd_report(int argc, char **argv, char *const *whole)
 	if (!err)
 		err = render(&a, s.an);
 	session__close(&s);
-	if (err)
+	/* --pair, --data-path naming nothing, or no data records: the stage said why */
+	if (err && err != -ESRCH && err != -ENODATA)
 		log_err("report failed: %s", strerror(err < 0 ? -err : EIO));
 	return err ? 1 : 0;
 }

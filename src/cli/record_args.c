@@ -29,6 +29,12 @@ bool record_args_parse(struct record_args *a, int key, char *arg, struct argp_st
 	case RECORD_ARGS_NO_IRQS:
 		a->o.no_irqs = true;
 		return true;
+	case RECORD_ARGS_DATA:
+		a->o.data = 1;
+		return true;
+	case RECORD_ARGS_NO_DATA:
+		a->o.data = -1;
+		return true;
 	case RECORD_ARGS_BUFFER:
 		if (parse_size(arg, &v) || v < 4096 || v > (1ull << 31))
 			argp_error(state, "--buffer-size '%s': expected a size from 4K to 2G, e.g. 64M", arg);

@@ -12,8 +12,8 @@
  * This is the pure computation, over data system calls already reduced to
  * operations on numbered objects and processes (struct df_input): the
  * paper's and the note's vectors (TV-8) are checked on it without a
- * kernel. The recorder does not yet give the object behind a descriptor;
- * until it does, no stage builds the input from a recording.
+ * kernel. input.h builds that input from a recording's data records, and
+ * stage.h is the stage the reports print.
  *
  * All times are int64 ns.
  */

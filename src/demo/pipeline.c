@@ -66,7 +66,14 @@ static uint64_t thread_cpu_ns(void)
  */
 static double loops_per_ns;
 
-static void burn(uint64_t loops)
+/*
+ * Not inlined: the calibration and the work must run the same loop. Inlined
+ * into its two calls, the compiler laid the loop out twice, and how fast
+ * each copy runs depends on where it lands: in one build the calibration's
+ * copy ran twice as fast as the work's, every stage burned twice its time
+ * and the pipeline fell behind without any disturbance.
+ */
+static __attribute__((noinline)) void burn(uint64_t loops)
 {
 	volatile uint64_t x = 0;
 

@@ -28,6 +28,7 @@ static const struct {
 	[QT_REC_LOST] = { "lost", sizeof(struct qt_lost) },
 	[QT_REC_STATS] = { "stats", sizeof(struct qt_stats) },
 	[QT_REC_SOFTIRQ_RAISE] = { "softirq_raise", sizeof(struct qt_softirq_raise) },
+	[QT_REC_DATA] = { "data", sizeof(struct qt_data) },
 };
 
 size_t codec_rec_size(unsigned int type)
@@ -174,6 +175,24 @@ int codec_encode(struct codec_state *st, const union qt_record *r, uint8_t *out)
 		p = put_var(p, zz_enc((int64_t)r->raise.tgid - r->raise.tid));
 		p = put_var(p, r->raise.vec);
 		p = put_var(p, r->raise.irq);
+		break;
+	case QT_REC_DATA:
+		p = put_var(p, r->data.end_ts - r->h.ts);
+		p = put_var(p, zz_enc(r->data.bytes));
+		p = put_var(p, r->data.tid);
+		p = put_var(p, zz_enc((int64_t)r->data.tgid - r->data.tid));
+		p = put_var(p, r->data.nr);
+		/* an object not resolved (ino 0), or the second of a one-descriptor call: one byte */
+		for (int i = 0; i < 2; i++) {
+			p = put_var(p, r->data.obj[i].ino);
+			if (!r->data.obj[i].ino)
+				continue;
+			p = put_var(p, r->data.obj[i].dev);
+			p = put_var(p, r->data.obj[i].mode);
+			p = put_var(p, r->data.obj[i].peer);
+		}
+		if (r->h.flags & QT_DATA_NAMED)
+			p = put_str(p, r->data.name, QT_DATA_NAME_LEN);
 		break;
 	case QT_REC_STATS:
 		p = put_var(p, r->stats.emitted);
@@ -381,6 +400,23 @@ int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 		r->raise.tgid = get_tgid(&rd, r->raise.tid);
 		r->raise.vec = get_u16(&rd);
 		r->raise.irq = get_u16(&rd);
+		break;
+	case QT_REC_DATA:
+		r->data.end_ts = r->h.ts + get_var(&rd);
+		r->data.bytes = zz_dec(get_var(&rd));
+		r->data.tid = get_u32(&rd);
+		r->data.tgid = get_tgid(&rd, r->data.tid);
+		r->data.nr = get_u32(&rd);
+		for (int i = 0; i < 2; i++) {
+			r->data.obj[i].ino = get_var(&rd);
+			if (!r->data.obj[i].ino)
+				continue;
+			r->data.obj[i].dev = get_u32(&rd);
+			r->data.obj[i].mode = get_u32(&rd);
+			r->data.obj[i].peer = get_var(&rd);
+		}
+		if (r->h.flags & QT_DATA_NAMED)
+			get_str(&rd, r->data.name, QT_DATA_NAME_LEN);
 		break;
 	case QT_REC_STATS:
 		r->stats.emitted = get_var(&rd);

@@ -43,10 +43,11 @@ union qt_record {
 	struct qt_lost lost;
 	struct qt_stats stats;
 	struct qt_softirq_raise raise;
+	struct qt_data data;
 };
 
 /* Upper bound of one encoded record, for buffer sizing. */
-#define CODEC_MAX_REC 128
+#define CODEC_MAX_REC 160
 
 #define CODEC_RT_SLOTS 256
 

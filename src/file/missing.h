@@ -21,6 +21,12 @@
 #define MISSING_RUNTIME_DL "runtime-dl"
 #define MISSING_RUNTIME_STOP "runtime-stop"
 
+/*
+ * The objects of the data calls (QT_REC_DATA): asked for, but the attach
+ * path (tracefs) cannot read a descriptor's file.
+ */
+#define MISSING_DATA "data"
+
 /* Whether list (NULL: nothing) names token, a whole item. */
 bool missing_has(const char *list, const char *token);
 

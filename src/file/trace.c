@@ -129,14 +129,14 @@ static void vec_done(struct vec *v)
 /* What trace__load() fills, and a trace made in memory (trace.h). */
 struct trace_builder {
 	struct trace *t;
-	struct vec sw, wk, sc, irq, task, irqn, lost, raise;
+	struct vec sw, wk, sc, irq, task, irqn, lost, raise, data;
 };
 
 #define loader trace_builder
 
 static void loader_done(struct loader *l)
 {
-	struct vec *all[] = { &l->sw, &l->wk, &l->sc, &l->irq, &l->task, &l->irqn, &l->lost, &l->raise };
+	struct vec *all[] = { &l->sw, &l->wk, &l->sc, &l->irq, &l->task, &l->irqn, &l->lost, &l->raise, &l->data };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		vec_done(all[i]);
@@ -155,6 +155,7 @@ static void loader_init(struct loader *l, struct trace *t)
 		.irqn = { (void **)&t->irqn, &t->nirqn, 0, sizeof(*t->irqn) },
 		.lost = { (void **)&t->lost, &t->nlost, 0, sizeof(*t->lost) },
 		.raise = { (void **)&t->raise, &t->nraise, 0, sizeof(*t->raise) },
+		.data = { (void **)&t->data, &t->ndata, 0, sizeof(*t->data) },
 	};
 }
 
@@ -203,6 +204,11 @@ static int add_record(struct loader *l, union qt_record *r)
 		return vec_push(&l->lost, &r->lost);
 	case QT_REC_SOFTIRQ_RAISE:
 		return vec_push(&l->raise, &r->raise);
+	case QT_REC_DATA:
+		r->data.name[QT_DATA_NAME_LEN - 1] = 0;
+		if (r->data.end_ts > t->last_ts)
+			t->last_ts = r->data.end_ts;
+		return vec_push(&l->data, &r->data);
 	case QT_REC_STATS:
 		if (r->stats.emitted >= t->last_stats.emitted)
 			t->last_stats = r->stats;
@@ -499,6 +505,7 @@ void trace__free(struct trace *t)
 	rec_free(t->task);
 	rec_free(t->irqn);
 	rec_free(t->lost);
+	rec_free(t->data);
 	free(t->path);
 	free(t);
 }

@@ -38,7 +38,8 @@ struct trace {
 	struct qt_irq_name *irqn;	/* name NUL-terminated */
 	struct qt_lost *lost;
 	struct qt_softirq_raise *raise;	/* SOFTIRQ_RAISE (format 2) */
-	size_t nsw, nwk, nsc, nirq, ntask, nirqn, nlost, nraise;
+	struct qt_data *data;		/* DATA (format 3): kept by trace__drop_records() */
+	size_t nsw, nwk, nsc, nirq, ntask, nirqn, nlost, nraise, ndata;
 
 	uint64_t by_type[QT_REC_MAX];	/* records in the file */
 	uint64_t events;		/* all records except STATS */
@@ -65,7 +66,7 @@ void trace__free(struct trace *t);
 /*
  * Frees the switch, wakeup, syscall, IRQ and softirq raise records once a timeline holds
  * them (they are most of a trace's memory): the arrays become empty, the
- * counts by type and the task, IRQ name and lost records stay.
+ * counts by type and the task, IRQ name, lost and data records stay.
  */
 void trace__drop_records(struct trace *t);
 

@@ -1,5 +1,5 @@
 /*
- * The qostrace trace file (.qtrace), format version 2.
+ * The qostrace trace file (.qtrace), format version 3.
  *
  * A file is a 16-byte file header followed by blocks:
  *
@@ -47,9 +47,10 @@
  * them has a fallback (docs/DESIGN.md §2).
  *   1  the records up to QT_REC_STATS
  *   2  QT_REC_SOFTIRQ_RAISE
+ *   3  QT_REC_DATA (the objects of the data calls, docs/ALGORITHMS.md §9.2)
  */
 #define TF_MAGIC "QOSTRACE"
-#define TF_VERSION 2
+#define TF_VERSION 3
 #define TF_VERSION_OLDEST 1
 #define TF_FILE_HDR_SIZE 16
 #define TF_BLOCK_MAGIC 0x4b4c4251u	/* "QBLK" */

@@ -8,6 +8,7 @@
 
 #include "lib/log.h"
 #include "internal.h"
+#include "datacalls.h"
 #include "qostrace.skel.h"
 
 static void destroy(void *skel)
@@ -33,6 +34,8 @@ int backend_btf_open(struct backend *b, const struct backend_opts *o)
 		return err;
 	}
 	skel->rodata->knobs = o->knobs;
+	if (o->knobs.want_data)
+		datacalls_fill((uint8_t *)skel->rodata->data_calls, QT_DATA_NRS, NULL);
 	b->skel = skel;
 	b->obj = skel->obj;
 	b->skel_destroy = destroy;

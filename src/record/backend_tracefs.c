@@ -138,5 +138,13 @@ int backend_tracefs_open(struct backend *b, const struct backend_opts *o)
 		return err;
 	}
 	what_is_missing(b, &skel->rodata->layout);
+	/* The classic tracepoints cannot walk a descriptor table (bpf/data.bpf.h). */
+	if (o->knobs.want_data) {
+		size_t n = strlen(b->missing);
+
+		snprintf(b->missing + n, sizeof(b->missing) - n, "%s%s", n ? "," : "", MISSING_DATA);
+		log_info("the tracefs path cannot record the objects of reads and writes: "
+			 "no report --data-path for this recording");
+	}
 	return 0;
 }

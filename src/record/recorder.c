@@ -33,6 +33,14 @@ const char *recorder_missing(void)
 	return NULL;
 }
 
+/* recorder_opts.data, the default decided: see there. */
+static bool recorder_wants_data(const struct recorder_opts *o)
+{
+	if (o->no_syscalls || o->data < 0)
+		return false;
+	return o->data > 0 || o->mode != REC_MODE_ALL;
+}
+
 static volatile sig_atomic_t signals_seen;
 static volatile sig_atomic_t last_signal;
 
@@ -155,8 +163,9 @@ static int build_meta(struct tf_kv *m, const struct recorder_opts *o, const stru
 	err |= tf_kv_set(m, TF_META_TARGETS, "%s", targets);
 	err |= tf_kv_set(m, TF_META_RECORDER, "%d", getpid());
 	err |= tf_kv_set(m, TF_META_RING, "%llu", (unsigned long long)o->ring_bytes);
-	err |= tf_kv_set(m, TF_META_FEATURES, "sched,wakeup,lifecycle%s%s",
-			 o->no_syscalls ? "" : ",syscalls", o->no_irqs ? "" : ",irqs");
+	err |= tf_kv_set(m, TF_META_FEATURES, "sched,wakeup,lifecycle%s%s%s",
+			 o->no_syscalls ? "" : ",syscalls", o->no_irqs ? "" : ",irqs",
+			 recorder_wants_data(o) ? ",data" : "");
 	err |= tf_kv_set(m, TF_META_BACKEND, "%s", probe_backend_name(c->backend));
 	err |= tf_kv_set(m, TF_META_BUFFER, "%s", probe_buffer_name(c->buffer));
 	err |= tf_kv_set(m, TF_META_MISSING, "%s", backend__missing(be));
@@ -293,6 +302,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_summary *sum)
 				.all_targets = o->mode == REC_MODE_ALL,
 				.want_syscalls = !o->no_syscalls,
 				.want_irqs = !o->no_irqs,
+				.want_data = recorder_wants_data(o),
 				.perfbuf = choice.buffer == REC_BUFFER_PERF,
 				.switch_state_arg = choice.switch_state_arg,
 			},

@@ -61,6 +61,13 @@ struct recorder_opts {
 	const char *btf_path;		/* --btf: the kernel's BTF from a file (CO-RE only) */
 	unsigned int poll_ms;		/* default 100 */
 	bool no_syscalls, no_irqs;
+	/*
+	 * The data-flow records (QT_REC_DATA) of the targets' data calls:
+	 * 1 --data, -1 --no-data, 0 the default: on, except with -a
+	 * (every thread's data calls: docs/DESIGN.md §2). Never without
+	 * system calls.
+	 */
+	int data;
 	int zlevel;			/* default 1 */
 	const char *cmdline;		/* stored in the file's META block */
 	bool quiet;			/* no status line, no summary */

@@ -948,14 +948,19 @@ function recordingSection() {
 	box.append(table(['', ''], rows));
 }
 
+/* The box of a view of a recording (id-body), or null with a word for a Gantt chart. */
+function recordingView(id) {
+	const box = $(id + '-body');
+	if (REPORT.trace) return box;
+	box.append(el('p', { class: 'muted' }, 'Not for a Gantt chart.'));
+	return null;
+}
+
 /* The progress graph of two threads (html_progress.js), with the page's helpers. */
 let progress = null;
 function progressSection() {
-	const box = $('progress-body');
-	if (!REPORT.trace) {
-		box.append(el('p', { class: 'muted' }, 'Not for a Gantt chart.'));
-		return;
-	}
+	const box = recordingView('progress');
+	if (!box) return;
 	const t0 = Number(D.t0);
 	progress = qtProgress.section(box, REPORT.progress, D.progress, {
 		el, table, fmt: qtDiagnosis.fmtDuration,
@@ -971,6 +976,22 @@ function progressSection() {
 			redraw();
 		},
 	});
+}
+
+/* The data-flow path (html_dataflow.js), with the page's helpers; null without one. */
+let dataflow = null;
+function dataflowSection() {
+	const box = recordingView('dataflow'), t0 = Number(D.t0);
+	if (!box) return;
+	/* a hop's stretch [s, e] (CLOCK_MONOTONIC ns) in the timeline, half its length around it */
+	const showHop = (s, e) => {
+		const pad = Math.max((e - s) * 0.5, 1e5);
+		setView(s - t0 - pad, e - t0 + pad);
+		canvas.scrollIntoView({ block: 'nearest' });
+		redraw();
+	};
+	dataflow = qtDataflow.section(box, REPORT.data_path,
+		{ el, table, fmt: qtDiagnosis.fmtDuration, at: (ns) => ((ns - t0) / 1e9).toFixed(6), showTime: showHop });
 }
 
 /* ---- start ---- */
@@ -994,6 +1015,7 @@ try {
 	criticalSection();
 	patternsSection();
 	progressSection();
+	dataflowSection();
 	threadsSection();
 	recordingSection();
 	timing.total_ms = performance.now() - T_START;
@@ -1017,5 +1039,7 @@ window.qostrace = {
 	fmtDuration: qtDiagnosis.fmtDuration,
 	/* the progress graph's interface (html_progress.js), null without a pair */
 	progress: () => progress,
+	/* the data-flow path's interface (html_dataflow.js), null without one */
+	dataflow: () => dataflow,
 };
 })();

@@ -13,6 +13,7 @@
 #include "json_critical.h"
 #include "json_patterns.h"
 #include "json_progress.h"
+#include "json_dataflow.h"
 #include "report.h"
 #include "file/tracefile.h"
 
@@ -166,8 +167,10 @@ int report_json(const struct analysis *a, FILE *f)
 		json_critical_write(a->critical, a, w);
 	else
 		jsonw_null(w);
-	if (a->trace)
+	if (a->trace) {
 		json_progress_write(a, w);
+		json_dataflow_write(a, w);
+	}
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 	return ferror(f) ? -1 : 0;

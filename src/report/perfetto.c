@@ -16,6 +16,7 @@
 
 #include "actors/actors.h"
 #include "critical/critical.h"
+#include "dataflow/stage.h"
 #include "perfetto.h"
 #include "actors/holdup.h"
 #include "file/gantt_csv.h"
@@ -508,6 +509,93 @@ static void critical_events(struct pf *p)
 	path_events(p, &r->whole, tid, "critical path into the end of the recording");
 }
 
+/* The run of thread tid (a tid may have been several threads) that holds ts, and its thread; NULL if none. */
+static const struct tl_run *tid_run_at(const struct timeline *tl, uint32_t tid, int64_t ts,
+				       const struct tl_thread **th)
+{
+	for (uint32_t i = 0; i < tl->nthreads; i++) {
+		const struct tl_run *run = tl->threads[i].tid == tid ? run_at(tl, i, ts) : NULL;
+
+		if (run) {
+			*th = &tl->threads[i];
+			return run;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A flow from call (op) a to call b: between their slices on the threads'
+ * system-call tracks; where b began first (a read that waited in the call
+ * for a's write: a flow must not go back in time), from the run a was
+ * made in to the run b returned in.
+ */
+static void data_flow(struct pf *p, const struct dataflow_result *r, long a, long b)
+{
+	const struct df_op *oa = &r->rec.in.ops[a], *ob = &r->rec.in.ops[b];
+	const struct tl_thread *xa, *xb;
+	const struct tl_run *ra, *rb;
+
+	if (ob->s >= oa->s) {
+		flow_cat(p, "syscall", "data path", r->rec.tgids[oa->proc],
+			 PERFETTO_SYSCALL_TID_BASE + r->rec.op_tid[a], oa->s, r->rec.tgids[ob->proc],
+			 PERFETTO_SYSCALL_TID_BASE + r->rec.op_tid[b], ob->s);
+		p->st.data_flows++;
+		return;
+	}
+	ra = tid_run_at(p->tl, r->rec.op_tid[a], oa->s, &xa);
+	rb = tid_run_at(p->tl, r->rec.op_tid[b], ob->e, &xb);
+	if (!ra || !rb || rb->start < ra->start)
+		return;
+	flow(p, "data path", xa->pid, xa->tid, (int64_t)ra->start, xb->pid, xb->tid, (int64_t)rb->start);
+	p->st.data_flows++;
+}
+
+/*
+ * The data-flow path (src/dataflow/stage.h): a track in the qostrace
+ * process with a slice per hop, from the read of its input (its first
+ * version for the root) to its last version; and flow arrows (data_flow())
+ * from the call that made each hop's data to the call that read it, and
+ * on to the call that made the next data.
+ */
+static void dataflow_events(struct pf *p)
+{
+	const struct dataflow_result *r = p->a->dataflow;
+	const uint32_t tid = PERFETTO_QOSTRACE_PID + 200000;
+	char title[160], name[224], o[96], v[32];
+
+	if (!r || r->target < 0)
+		return;
+	snprintf(title, sizeof(title), "data path into %s",
+		 df_recording_obj_label(&r->rec, r->hops[r->nhops - 1].obj, o, sizeof(o)));
+	meta(p, "thread_name", PERFETTO_QOSTRACE_PID, tid, title, 0);
+	meta(p, "thread_sort_index", PERFETTO_QOSTRACE_PID, tid, NULL, (long)tid - PERFETTO_QOSTRACE_PID);
+	for (size_t i = 0; i < r->nhops; i++) {
+		const struct df_hop *h = &r->hops[i];
+		int64_t start = h->read_at >= 0 ? h->read_at : h->t_first;
+
+		df_recording_obj_label(&r->rec, h->obj, o, sizeof(o));
+		if (h->v_first == h->v_last)
+			snprintf(v, sizeof(v), "v%u", h->v_first);
+		else
+			snprintf(v, sizeof(v), "v%u-v%u", h->v_first, h->v_last);
+		if (h->tgid)
+			snprintf(name, sizeof(name), "%s/%u: %s %s", h->comm, h->tgid, o, v);
+		else
+			snprintf(name, sizeof(name), "before the recording: %s %s", o, v);
+		ev_open(p, 'X', "data", name, PERFETTO_QOSTRACE_PID, tid, start);
+		ev_dur(p, start, h->t_last);
+		fprintf(p->f, ",\"args\":{\"waited_ns\":%" PRId64 ",\"in_process_ns\":%" PRId64 "}}", h->waited,
+			h->in_process);
+		if (p->o->no_syscalls || !i || h->read_op < 0)
+			continue;
+		if (r->hops[i - 1].made_op >= 0)
+			data_flow(p, r, r->hops[i - 1].made_op, h->read_op);
+		if (h->made_op >= 0 && h->made_op != h->read_op)
+			data_flow(p, r, h->read_op, h->made_op);
+	}
+}
+
 /* ---- whole documents ---- */
 
 static int export_trace(struct pf *p)
@@ -566,6 +654,7 @@ static int export_trace(struct pf *p)
 	}
 	cpu_tracks(p);
 	critical_events(p);
+	dataflow_events(p);
 out:
 	free(refs);
 	free(shown);

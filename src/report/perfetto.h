@@ -15,7 +15,11 @@
  * and missing data. Flow arrows ("s"/"f" events, category "sched") go from
  * a wakeup slice on the waker to the wakee's next run, and (category
  * "critical") along the critical path of each late invocation when the
- * critical stage has a result. Both ends of a flow sit at the exact
+ * critical stage has a result; and along the data-flow path, between
+ * the system-call slices of the threads (category "syscall"; from run to
+ * run, category "sched", where a read began before the write it
+ * returned), with a track "data path into OBJECT" of its hops in the
+ * qostrace process. Both ends of a flow sit at the exact
  * timestamp of the slice they bind to, which Perfetto, catapult and
  * DevTools all accept.
  *
@@ -55,6 +59,7 @@ struct perfetto_stats {
 	uint64_t invocations;
 	uint64_t breaks;
 	uint64_t critical_flows;
+	uint64_t data_flows;		/* along the data-flow path, between system calls */
 	uint64_t tasks;			/* Gantt chart tasks */
 };
 

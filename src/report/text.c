@@ -13,6 +13,7 @@
 #include "text_critical.h"
 #include "text_patterns.h"
 #include "text_progress.h"
+#include "text_dataflow.h"
 #include "text_actors.h"
 #include "file/missing.h"
 #include "file/tracefile.h"
@@ -112,6 +113,7 @@ int report_text(const struct analysis *a, FILE *f, const struct report_style *st
 		text_critical_print(a->critical, a, f, st);
 	text_patterns_print(a->patterns, f, st);
 	text_progress_print(a, f, st);
+	text_dataflow_print(a, f, st);
 	if (a->trace)
 		print_threads(a, f, st);
 	return ferror(f) ? -1 : 0;

@@ -126,6 +126,27 @@ static inline void rg_record(unsigned long long *s, union qt_record *r, int type
 		r->raise.vec = rg_rand(s) % 4 ? rg_rand(s) % 10 : rg_edge(s, UINT16_MAX);
 		r->raise.irq = rg_edge(s, UINT16_MAX);
 		break;
+	case QT_REC_DATA:
+		r->data.end_ts = rg_edge(s, UINT64_MAX);
+		r->data.bytes = (int64_t)rg_edge(s, UINT64_MAX);
+		r->data.tid = rg_edge(s, UINT32_MAX);
+		r->data.tgid = rg_edge(s, UINT32_MAX);
+		r->data.nr = rg_edge(s, UINT32_MAX);
+		/* an unresolved object (ino 0) is stored as ino alone: the rest is 0 */
+		for (int i = 0; i < 2; i++) {
+			r->data.obj[i].ino = rg_rand(s) % 3 ? rg_edge(s, UINT64_MAX) : 0;
+			if (!r->data.obj[i].ino)
+				continue;
+			r->data.obj[i].peer = rg_edge(s, UINT64_MAX);
+			r->data.obj[i].dev = rg_edge(s, UINT32_MAX);
+			r->data.obj[i].mode = rg_edge(s, UINT32_MAX);
+		}
+		/* a name only with its flag: without it the decoder leaves the field zeroed */
+		if (r->h.flags & QT_DATA_NAMED)
+			rg_str(s, r->data.name, QT_DATA_NAME_LEN - !str_max_full);
+		else
+			memset(r->data.name, 0, sizeof(r->data.name));
+		break;
 	}
 }
 

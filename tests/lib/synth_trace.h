@@ -247,7 +247,8 @@ static inline struct trace *synth_finish(struct synth *s)
 	t->by_type[QT_REC_FORK] = t->ntask;
 	t->by_type[QT_REC_LOST] = t->nlost;
 	t->by_type[QT_REC_SOFTIRQ_RAISE] = t->nraise;
-	t->events = t->nsw + t->nwk + t->nsc + t->nirq + t->ntask + t->nlost + t->nraise;
+	t->by_type[QT_REC_DATA] = t->ndata;
+	t->events = t->nsw + t->nwk + t->nsc + t->nirq + t->ntask + t->nlost + t->nraise + t->ndata;
 	t->first_ts = t->start_ns;
 	t->last_ts = t->stop_ns;
 	free(s->rt);

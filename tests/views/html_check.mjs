@@ -6,7 +6,8 @@
 //
 //   node html_check.mjs PAGE.html OUT_DIR [--expect-breaks] [--expect-critical]
 //                       [--min-lanes N] [--expect-diagnosis TEXT_FILE]
-//                       [--expect-durations FILE] [--expect-progress] [--chromium PATH]
+//                       [--expect-durations FILE] [--expect-progress] [--expect-dataflow]
+//                       [--chromium PATH]
 //
 // --expect-diagnosis: the Diagnosis the page shows at its top must read as
 // TEXT_FILE does (the text report's Diagnosis section, without its title;
@@ -16,6 +17,8 @@
 // --expect-progress: the two-thread progress graph is drawn (progress.png),
 // its steady cycle and departures zoom it, and a ray under the pointer
 // says what it is.
+// --expect-dataflow: the data-flow path is listed (dataflow.png), its target
+// named, and a hop's chip moves the timeline to the hop.
 //
 // Prints one JSON line of measurements; exit 0 when every check passed,
 // 1 when one failed (the reasons on stderr), 77 when Chromium is missing.
@@ -204,6 +207,22 @@ try {
 				check(JSON.stringify(before_v) !== JSON.stringify(after_v), 'clicking a departure does not move the progress graph');
 				check((await page.evaluate(() => qostrace.progress().drawn())) > 0, 'a departure shows no ray');
 			}
+		}
+	}
+	if (opt('--expect-dataflow')) {
+		const df = await page.evaluate(() => { const d = qostrace.dataflow(); return d && { hops: d.hops, target: d.target }; });
+		result.dataflow = df;
+		if (check(df && df.hops >= 2, 'no data-flow path on the page')) {
+			const text = await page.locator('#dataflow').textContent();
+			check(text.includes(df.target), `the data path section does not name its target ${df.target}`);
+			await page.locator('#dataflow').scrollIntoViewIfNeeded();
+			const before_v = await page.evaluate(() => qostrace.view());
+			await page.locator('#dataflow .chip').last().click();
+			await page.waitForTimeout(50);
+			const after_v = await page.evaluate(() => qostrace.view());
+			check(JSON.stringify(before_v) !== JSON.stringify(after_v), 'clicking a hop does not move the timeline');
+			check(after_v[1] - after_v[0] < before_v[1] - before_v[0], 'clicking a hop does not zoom into it');
+			await page.locator('#dataflow').screenshot({ path: path.join(out_dir, 'dataflow.png') });
 		}
 	}
 	check(errors.length === 0, `console errors: ${errors.join(' | ')}`);

@@ -115,6 +115,22 @@ def main():
         mutate("a block without label", lambda d: d["progress"]["blocks"][0].pop("nr"))
         mutate("a ray of an unknown kind", lambda d: d["progress"]["rays"][0].update(kind="Q"))
         mutate("a departure without break", lambda d: d["progress"]["departures"][0].pop("break"))
+    if "trace" in doc:
+        mutate("data_path missing", lambda d: d.pop("data_path"))
+    dp = doc.get("data_path")
+    if dp:
+        mutate("data_path without target", lambda d: d["data_path"].pop("target"))
+        mutate("data_path with negative calls", lambda d: d["data_path"].update(calls=-1))
+    if dp and dp["target"]:
+        mutate("data_path with a target and no hops", lambda d: d["data_path"].pop("hops"))
+        mutate("data_path with a share above 1", lambda d: d["data_path"].update(waiting_share=1.5))
+        mutate("a hop of an unknown kind", lambda d: d["data_path"]["hops"][0].update(kind="?"))
+        mutate("a hop of an unknown object kind", lambda d: d["data_path"]["hops"][-1].update(object_kind="?"))
+        mutate("a hop without waited_ns", lambda d: d["data_path"]["hops"][-1].pop("waited_ns"))
+        mutate("a hop with a negative in_process_ns", lambda d: d["data_path"]["hops"][-1].update(in_process_ns=-1))
+        if any(h["other_inputs"] for h in dp["hops"]):
+            mutate("another input without slack", lambda d: next(
+                h for h in d["data_path"]["hops"] if h["other_inputs"])["other_inputs"][0].pop("slack_ns"))
     mutate("diagnosis missing", lambda d: d.pop("diagnosis"))
     diag = doc.get("diagnosis")
     if diag:
@@ -160,7 +176,7 @@ def main():
             print("the schema accepts a broken document: %s" % b, file=sys.stderr)
         return 1
     print("valid", ",".join(k for k in ("trace", "threads", "diagnosis", "actors", "upstream_actor", "patterns",
-                                        "critical", "progress")
+                                        "critical", "progress", "data_path")
                             if k in doc))
     return 0
 

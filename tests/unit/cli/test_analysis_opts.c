@@ -276,3 +276,25 @@ Test(analysis_opts, help)
 	cr_expect_eq(tu_count(txt, "Periods (SATM):"), 1);
 	free(txt);
 }
+
+/* --data-path alone asks for the section; =OBJECT names the target; an empty one or a directory is refused. */
+Test(analysis_opts, data_path)
+{
+	struct parent p = { 0 };
+
+	cr_assert_eq(PARSE(&p, "--data-path"), 0, "%s", p.err);
+	cr_expect(p.an.o.data_path);
+	cr_expect_null(p.an.o.data_target);
+	cr_assert_eq(PARSE(&p, "--data-path=254:0:1234"), 0, "%s", p.err);
+	cr_expect(p.an.o.data_path);
+	cr_expect_str_eq(p.an.o.data_target, "254:0:1234");
+	cr_assert_eq(PARSE(&p, "--data-path=/srv/out.ts"), 0, "%s", p.err);
+	cr_expect_str_eq(p.an.o.data_target, "/srv/out.ts", "a file's name or path");
+	cr_assert_eq(PARSE(&p, "-p"), 0, "%s", p.err);
+	cr_expect(!p.an.o.data_path, "off unless asked");
+	expect_error(&p, PARSE(&p, "--data-path="), "--data-path='': expected MAJ:MIN:INO (stat -c '%Hd:%Ld:%i' FILE), "
+		     "pipe:[INO], socket:[INO] or a file's name");
+	expect_error(&p, PARSE(&p, "--data-path=/srv/"), "--data-path='/srv/': expected MAJ:MIN:INO (stat -c "
+		     "'%Hd:%Ld:%i' FILE), pipe:[INO], socket:[INO] or a file's name");
+	free(p.err);
+}

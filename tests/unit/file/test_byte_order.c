@@ -29,7 +29,7 @@ Test(byte_order, file_and_block_headers_are_little_endian)
 {
 	static const uint8_t file_hdr[TF_FILE_HDR_SIZE] = {
 		'Q', 'O', 'S', 'T', 'R', 'A', 'C', 'E',
-		0x02, 0x00,		/* version 2 (src/file/tracefile.h) */
+		0x03, 0x00,		/* version 3 (src/file/tracefile.h) */
 		0x10, 0x00,		/* header size 16 */
 		0x00, 0x00, 0x00, 0x00,	/* reserved */
 	};

@@ -91,6 +91,7 @@ Test(codec, type_sizes_and_names)
 		{ QT_REC_LOST, sizeof(struct qt_lost), "lost" },
 		{ QT_REC_STATS, sizeof(struct qt_stats), "stats" },
 		{ QT_REC_SOFTIRQ_RAISE, sizeof(struct qt_softirq_raise), "softirq_raise" },
+		{ QT_REC_DATA, sizeof(struct qt_data), "data" },
 	};
 
 	for (size_t i = 0; i < N(want); i++) {
@@ -180,6 +181,7 @@ Test(codec, roundtrip_every_type_zero_and_max)
 		case QT_REC_IRQ: case QT_REC_SOFTIRQ: r->irq.pad = 0; break;
 		case QT_REC_IRQ_NAME: r->irqn.pad = 0; break;
 		case QT_REC_SOFTIRQ_RAISE: r->raise.pad = 0; break;
+		case QT_REC_DATA: r->data.pad = 0; break;
 		}
 		/* the header's own padding (after cpu) */
 		memset((char *)&r->h + offsetof(struct qt_rec_hdr, cpu) + 2, 0,
@@ -198,7 +200,7 @@ Test(codec, worst_case_size)
 		[QT_REC_SYSCALL] = 60, [QT_REC_IRQ] = 40, [QT_REC_SOFTIRQ] = 40,
 		[QT_REC_FORK] = 52, [QT_REC_EXEC] = 52, [QT_REC_RENAME] = 52, [QT_REC_EXIT] = 52,
 		[QT_REC_IRQ_NAME] = 53, [QT_REC_LOST] = 45, [QT_REC_STATS] = 55,
-		[QT_REC_SOFTIRQ_RAISE] = 31,
+		[QT_REC_SOFTIRQ_RAISE] = 31, [QT_REC_DATA] = 143,
 	};
 
 	for (unsigned int type = 1; type < QT_REC_MAX; type++) {
@@ -254,6 +256,16 @@ Test(codec, worst_case_size)
 		case QT_REC_SOFTIRQ_RAISE:
 			r.raise.tid = UINT32_MAX;
 			r.raise.vec = r.raise.irq = UINT16_MAX;
+			break;
+		case QT_REC_DATA:
+			r.data.end_ts = r.h.ts - 1;
+			r.data.bytes = INT64_MIN;
+			r.data.tid = r.data.nr = UINT32_MAX;
+			for (int i = 0; i < 2; i++) {
+				r.data.obj[i].ino = r.data.obj[i].peer = UINT64_MAX;
+				r.data.obj[i].dev = r.data.obj[i].mode = UINT32_MAX;
+			}
+			memset(r.data.name, 'x', QT_DATA_NAME_LEN);
 			break;
 		}
 		codec_reset(&st, 0);

@@ -590,8 +590,8 @@ Test(trace, random_records_load_in_order)
 	for (size_t i = 0; i < NBLK * PER; i++)
 		if (r[i].h.type == QT_REC_SWITCH)
 			cr_assert_eq(memcmp(&t->sw[isw++], &r[i], sizeof(struct qt_switch)), 0);
-	cr_expect_eq(t->nwk + t->nsc + t->nirq + t->ntask + t->nirqn + t->nlost + t->nsw + t->nraise,
-		     t->events);
+	cr_expect_eq(t->nwk + t->nsc + t->nirq + t->ntask + t->nirqn + t->nlost + t->nsw + t->nraise +
+		     t->ndata, t->events);
 	trace__free(t);
 	free(r);
 	tb_free(&b);

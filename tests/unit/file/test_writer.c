@@ -97,7 +97,7 @@ static void push_all(struct writer *w, const union qt_record *r, size_t n)
 /* The loaded trace holds exactly recs, in order, each in its array. */
 static void expect_loaded(const struct trace *t, const union qt_record *recs, size_t n)
 {
-	size_t isw = 0, iwk = 0, isc = 0, iirq = 0, itask = 0, iirqn = 0, ilost = 0, iraise = 0;
+	size_t isw = 0, iwk = 0, isc = 0, iirq = 0, itask = 0, iirqn = 0, ilost = 0, iraise = 0, idata = 0;
 	uint64_t by_type[QT_REC_MAX] = { 0 }, events = 0;
 	struct qt_stats last = { 0 };
 
@@ -119,6 +119,7 @@ static void expect_loaded(const struct trace *t, const union qt_record *recs, si
 		case QT_REC_IRQ_NAME: cr_assert_lt(iirqn, t->nirqn); got = &t->irqn[iirqn++]; break;
 		case QT_REC_LOST: cr_assert_lt(ilost, t->nlost); got = &t->lost[ilost++]; break;
 		case QT_REC_SOFTIRQ_RAISE: cr_assert_lt(iraise, t->nraise); got = &t->raise[iraise++]; break;
+		case QT_REC_DATA: cr_assert_lt(idata, t->ndata); got = &t->data[idata++]; break;
 		case QT_REC_STATS:
 			if (r->stats.emitted >= last.emitted)
 				last = r->stats;
@@ -135,6 +136,7 @@ static void expect_loaded(const struct trace *t, const union qt_record *recs, si
 	cr_assert_eq(iirqn, t->nirqn);
 	cr_assert_eq(ilost, t->nlost);
 	cr_assert_eq(iraise, t->nraise);
+	cr_assert_eq(idata, t->ndata);
 	for (int k = 0; k < QT_REC_MAX; k++)
 		cr_assert_eq(t->by_type[k], by_type[k], "type %d: %llu, want %llu", k,
 			     (unsigned long long)t->by_type[k], (unsigned long long)by_type[k]);

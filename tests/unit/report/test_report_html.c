@@ -120,8 +120,8 @@ Test(report_html, data_reads_back_exactly)
 	/* the break as the page gets it: before, late, start, end, lateness, missing, completion, major */
 	cr_assert(strstr(page, "\"breaks\":[4,5,41000000,55000000,4000000,0,0,1]"));
 	/* the report --json document rides along, with every stage's section */
-	cr_assert(!strncmp(cj_get(&c, "report_keys"), "actors,actors_skipped,critical,diagnosis,patterns,"
-			   "patterns_search,progress,qostrace_report,threads,trace,upstream_actor,verdict\n", 128), "%s", c.out);
+	cr_assert(!strncmp(cj_get(&c, "report_keys"), "actors,actors_skipped,critical,data_path,diagnosis,patterns,"
+			   "patterns_search,progress,qostrace_report,threads,trace,upstream_actor,verdict\n", 138), "%s", c.out);
 	/* the Diagnosis the page draws its answers from: src first to break, noise held its CPU */
 	cr_assert(!strncmp(cj_get(&c, "diagnosis"), "upstream_breaks 0 culprit \"noise\"\n", 34), "%s", c.out);
 	/*
