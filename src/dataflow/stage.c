@@ -272,7 +272,8 @@ static int merge_others(struct dataflow_result *r, const struct op_index *x, siz
 	}
 	if (err)
 		return err;
-	qsort(r->others + first, r->nothers - first, sizeof(*r->others), cmp_slack);
+	if (r->nothers > first)	/* r->others is NULL until a first one */
+		qsort(r->others + first, r->nothers - first, sizeof(*r->others), cmp_slack);
 	if (r->nothers - first > OTHERS_PER_MERGE)
 		r->nothers = first + OTHERS_PER_MERGE;
 	r->hops[hop].other0 = first;
