@@ -2,9 +2,9 @@
 /*
  * End-to-end: a recorder whose period's work the kernel holds in a system
  * call. tests/workloads/qt_writer writes a 1 MiB frame every 10 ms and
- * every 40th frame fdatasync()s the file (a thread of its own wrote 32 MiB
- * more just before, so that the call has data to sync), which blocks
- * (uninterruptible) until the disk has them; it is recorded with the real BPF
+ * about every 30th frame fdatasync()s an index file that a thread of its
+ * own has just written 32 MiB to (so that the call has data to sync), which
+ * blocks (uninterruptible) until the disk has them; it is recorded with the real BPF
  * programs, and its log is the ground truth:
  *  - the writer is the actor that breaks, its period 10 ms, and its
  *    set-up before the first period (it is the traced command, started
@@ -50,7 +50,7 @@ struct sync {
 };
 
 static struct {
-	int writer;
+	int writer, burster;
 	int64_t t0;
 	struct sync s[MAXS];
 	size_t ns;
@@ -73,7 +73,7 @@ static void parse_log(void)
 		long long b, a, t0;
 		int k;
 
-		if (sscanf(line, "writer tid=%d", &lg.writer) == 1)
+		if (sscanf(line, "writer tid=%d", &lg.writer) == 1 || sscanf(line, "burster tid=%d", &lg.burster) == 1)
 			continue;
 		if (sscanf(line, "loop t0=%lld", &t0) == 1)
 			lg.t0 = t0;
@@ -81,7 +81,7 @@ static void parse_log(void)
 			lg.s[lg.ns++] = (struct sync){ b, a };
 	}
 	fclose(f);
-	cr_assert(lg.writer && lg.t0, "no tid or start in qt_writer's log");
+	cr_assert(lg.writer && lg.burster && lg.t0, "no tids or start in qt_writer's log");
 }
 
 static void record(void)
@@ -204,14 +204,16 @@ Test(e2e_writer, each_long_fdatasync_is_the_holdup_of_a_break)
 		"invocation's start inside it: %zu\n", lg.ns, long_syncs, found, split);
 	cr_assert_gt(found, split, "%zu of %zu long fdatasync calls were cut by an invocation's start", split,
 		     long_syncs);
-	cr_assert_geq(long_syncs, 4, "only %zu of the %zu fdatasync calls took 5 ms or more: the disk is too fast "
+	cr_assert_geq(long_syncs, 3, "only %zu of the %zu fdatasync calls took 5 ms or more: the disk is too fast "
 		      "for this test's premise", long_syncs, lg.ns);
 }
 
 /*
- * Does the Diagnosis say "blocked in fdatasync()"? When it does not, the
- * worst breaks it weighed lie on stalls of the machine (the test fails
- * otherwise), and it says what held the CPU there.
+ * Does the Diagnosis say "blocked in fdatasync()"? When it does not, it
+ * names the burster (the writer's write() waited for the file's lock while
+ * the burster held it, throttled: the only way the burster wakes the
+ * writer), or the worst breaks it weighed lie on stalls of the machine and
+ * it says what held the CPU there. The test fails otherwise.
  */
 static bool names_fdatasync(void)
 {
@@ -222,6 +224,12 @@ static bool names_fdatasync(void)
 		cr_expect_eq(c->why, HOLDUP_IN_CALL);
 		cr_expect_str_eq(c->state ? c->state : "", "blocked");
 		return true;
+	}
+	if (c->kind == DIAG_CAUSE_CULPRIT && c->how == DIAG_RAN_THROUGH && c->thread != CRIT_NONE &&
+	    ea.tl->threads[c->thread].tid == (uint32_t)lg.burster) {
+		fprintf(stderr, "  the worst breaks waited for the burster (%zu of %zu): the Diagnosis names it\n",
+			c->count, c->nworst);
+		return false;
 	}
 	cr_assert_gt(c->nworst, 0, "the Diagnosis weighed no break");
 	for (size_t i = 0; i < c->nworst; i++) {
@@ -238,13 +246,17 @@ static bool names_fdatasync(void)
 
 Test(e2e_writer, the_report_names_fdatasync)
 {
-	char *argv[] = { qostrace, "report", trace_path, NULL };
+	char *argv[] = { qostrace, "report", "-v", trace_path, NULL };
 	char *txt = e2e_output(argv, &scratch, "report.txt");
 
 	/* the Diagnosis: "it was blocked in fdatasync()" */
 	if (names_fdatasync())
 		cr_expect(strstr(txt, "it was blocked in fdatasync()"), "%s", txt);
-	/* the critical-path section: the break's line ends with its holdup */
+	/*
+	 * The critical-path section (all breaks, -v: on a busy machine the
+	 * latest three can be stalls of the machine or the burster holding
+	 * the file's lock): a break's line ends with its holdup.
+	 */
 	cr_expect(strstr(txt, "blocked in fdatasync()\n"), "%s", txt);
 	free(txt);
 }
