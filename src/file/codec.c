@@ -432,3 +432,28 @@ int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 	st->have_cpu = 1;
 	return (int)(rd.p - p);
 }
+
+void codec_block_begin(struct codec_block *it, const void *data, size_t len, uint64_t base_ts)
+{
+	codec_reset(&it->cs, base_ts);
+	it->p = data;
+	it->end = it->p + len;
+	it->done = 0;
+}
+
+int codec_block_next(struct codec_block *it, union qt_record *rec)
+{
+	int n;
+
+	if (it->p >= it->end)
+		return 0;
+	n = codec_decode(&it->cs, it->p, it->end, rec);
+	if (n < 0) {
+		/* sticky: a decoder cannot resynchronise inside a block */
+		it->p = it->end;
+		return n;
+	}
+	it->p += n;
+	it->done++;
+	return 1;
+}

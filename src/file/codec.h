@@ -84,4 +84,19 @@ int codec_encode(struct codec_state *st, const union qt_record *rec, uint8_t *ou
 int codec_decode(struct codec_state *st, const uint8_t *p, const uint8_t *end,
 		 union qt_record *rec);
 
+/*
+ * The records of one block, in order: codec_block_begin, then
+ * codec_block_next until it returns 0 (the end) or -EBADMSG (a record that
+ * does not decode: the rest of the block is lost, done says how many came
+ * before it).
+ */
+struct codec_block {
+	struct codec_state cs;
+	const uint8_t *p, *end;
+	uint32_t done;
+};
+
+void codec_block_begin(struct codec_block *it, const void *data, size_t len, uint64_t base_ts);
+int codec_block_next(struct codec_block *it, union qt_record *rec);
+
 #endif

@@ -219,33 +219,28 @@ static int add_record(struct loader *l, union qt_record *r)
 
 static int load_events(struct loader *l, const struct tf_block *b)
 {
-	const uint8_t *p = b->data, *end = b->data + b->len;
-	struct codec_state cs;
+	struct codec_block it;
 	union qt_record r;
-	uint32_t done = 0;
-	int n, err;
+	int k, err;
 
-	codec_reset(&cs, b->base_ts);
-	while (p < end) {
-		n = codec_decode(&cs, p, end, &r);
-		if (n < 0) {
-			uint64_t missing = b->count > done ? b->count - done : 1;
-
-			l->t->undecodable += missing;
-			log_warn("%s: block %llu at offset %lld: record %u does not decode; %llu records of "
-				 "this block skipped", l->t->path, (unsigned long long)b->seq,
-				 (long long)b->offset, done, (unsigned long long)missing);
-			return 0;
-		}
+	codec_block_begin(&it, b->data, b->len, b->base_ts);
+	while ((k = codec_block_next(&it, &r)) > 0) {
 		err = add_record(l, &r);
 		if (err)
 			return err;
-		p += n;
-		done++;
 	}
-	if (done != b->count)
+	if (k < 0) {
+		uint64_t missing = b->count > it.done ? b->count - it.done : 1;
+
+		l->t->undecodable += missing;
+		log_warn("%s: block %llu at offset %lld: record %u does not decode; %llu records of "
+			 "this block skipped", l->t->path, (unsigned long long)b->seq,
+			 (long long)b->offset, it.done, (unsigned long long)missing);
+		return 0;
+	}
+	if (it.done != b->count)
 		log_warn("%s: block %llu at offset %lld holds %u records, its header says %u",
-			 l->t->path, (unsigned long long)b->seq, (long long)b->offset, done, b->count);
+			 l->t->path, (unsigned long long)b->seq, (long long)b->offset, it.done, b->count);
 	return 0;
 }
 

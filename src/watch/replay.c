@@ -17,17 +17,14 @@
 static int records(const struct writer_sink *s, const struct tf_block *b, uint8_t **buf, size_t *cap,
 		   uint64_t *newest)
 {
-	const uint8_t *p = b->data, *end = b->data + b->len;
-	struct codec_state cs;
+	struct codec_block it;
 	union qt_record r;
 	size_t used = 0;
-	int n;
 
-	codec_reset(&cs, b->base_ts);
-	while (p < end && (n = codec_decode(&cs, p, end, &r)) > 0) {
+	codec_block_begin(&it, b->data, b->len, b->base_ts);
+	while (codec_block_next(&it, &r) > 0) {
 		size_t size = codec_rec_size(r.h.type);
 
-		p += n;
 		if (used + size > *cap) {
 			size_t c = *cap ? *cap * 2 : 1 << 20;
 			uint8_t *nb = realloc(*buf, c);

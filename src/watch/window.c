@@ -77,21 +77,17 @@ int window_clean(const char *dir, unsigned int *next_number, unsigned int *remov
 /* The latest record time in a packed block (its base when it does not decode). */
 static uint64_t block_last_ts(struct tf_packer *pk, const struct tf_packed *b)
 {
-	const uint8_t *p, *end;
-	struct codec_state cs;
+	const uint8_t *p;
+	struct codec_block it;
 	union qt_record r;
 	uint64_t last = b->base_ts;
-	int n;
 
 	if (tf_packer__unpack(pk, b, &p))
 		return last;
-	end = p + b->raw_len;
-	codec_reset(&cs, b->base_ts);
-	while (p < end && (n = codec_decode(&cs, p, end, &r)) > 0) {
+	codec_block_begin(&it, p, b->raw_len, b->base_ts);
+	while (codec_block_next(&it, &r) > 0)
 		if (r.h.ts > last)
 			last = r.h.ts;
-		p += n;
-	}
 	return last;
 }
 
@@ -104,10 +100,10 @@ int window_records(struct ring *r, const struct window_plan *p, struct history *
 
 	*first_ts = UINT64_MAX;
 	for (uint64_t seq = p->first_seq; !err && seq <= p->last_seq; seq++) {
-		const uint8_t *q, *end;
-		struct codec_state cs;
+		const uint8_t *q;
+		struct codec_block it;
 		size_t nb = 0;
-		int got = ring__copy(r, seq, &c), n;
+		int got = ring__copy(r, seq, &c);
 
 		/* Gone meanwhile: the window will not be written whole either (window_write says so). */
 		if (got <= 0) {
@@ -118,10 +114,8 @@ int window_records(struct ring *r, const struct window_plan *p, struct history *
 			err = -EINVAL;
 			break;
 		}
-		end = q + c.pk.raw_len;
-		codec_reset(&cs, c.pk.base_ts);
-		while (!err && q < end && (n = codec_decode(&cs, q, end, &batch[nb])) > 0) {
-			q += n;
+		codec_block_begin(&it, q, c.pk.raw_len, c.pk.base_ts);
+		while (!err && codec_block_next(&it, &batch[nb]) > 0) {
 			if (batch[nb].h.type != QT_REC_STATS && batch[nb].h.ts < *first_ts)
 				*first_ts = batch[nb].h.ts;
 			if (++nb == sizeof(batch) / sizeof(batch[0])) {

@@ -460,6 +460,49 @@ Test(codec, blocks_decode_independently)
 	free(b2);
 }
 
+/*
+ * The block walk gives the records in order and stops at the end; cut
+ * inside a record, it gives those before, then -EBADMSG once, then the end.
+ */
+Test(codec, block_walk_gives_each_record_then_stops_at_a_cut)
+{
+	enum { NREC = 300 };
+	union qt_record r[NREC], got;
+	unsigned long long seed = 5;
+	uint8_t *b = malloc(NREC * CODEC_MAX_REC);
+	struct codec_block it;
+	size_t len, cut;
+	int k;
+
+	cr_assert(b);
+	for (size_t i = 0; i < NREC; i++)
+		rg_record(&seed, &r[i], QT_REC_SWITCH, true);
+	len = rg_encode_block(r, NREC, 4242, b);
+	codec_block_begin(&it, b, len, 4242);
+	for (size_t i = 0; i < NREC; i++) {
+		cr_assert_eq(codec_block_next(&it, &got), 1, "record %zu", i);
+		cr_assert(rg_equal(&got, &r[i]), "record %zu differs", i);
+	}
+	cr_assert_eq(codec_block_next(&it, &got), 0);
+	cr_assert_eq(it.done, NREC);
+	/* a cut one byte into the last record */
+	{
+		struct codec_block whole;
+
+		codec_block_begin(&whole, b, len, 4242);
+		for (size_t i = 0; i + 1 < NREC; i++)
+			codec_block_next(&whole, &got);
+		cut = (size_t)(whole.p - b) + 1;
+	}
+	codec_block_begin(&it, b, cut, 4242);
+	while ((k = codec_block_next(&it, &got)) > 0)
+		;
+	cr_assert_eq(k, -EBADMSG);
+	cr_assert_eq(it.done, NREC - 1);
+	cr_assert_eq(codec_block_next(&it, &got), 0, "the walk goes on after a record that does not decode");
+	free(b);
+}
+
 /* ---- rejection of malformed input ---- */
 
 static int decode1(const uint8_t *buf, size_t len)
