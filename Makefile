@@ -179,7 +179,7 @@ $(OUTPUT)/gen/syscall_tables.h: scripts/gen-syscall-names.sh scripts/syscalls-ar
 	$(Q)mkdir -p $(@D)
 	$(Q)scripts/gen-syscall-names.sh > $@
 
-$(OUTPUT)/gen/report/html_assets.c: scripts/gen-html-assets.sh src/report/html.css src/report/html_body.html src/report/html_diagnosis.js src/report/html_progress.js src/report/html_dataflow.js src/report/html.js
+$(OUTPUT)/gen/report/html_assets.c: scripts/gen-html-assets.sh src/report/html.css src/report/html_body.html src/report/html_diagnosis.js src/report/html_progress.js src/report/html_dataflow.js src/report/html_tables.js src/report/html.js
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)scripts/gen-html-assets.sh > $@

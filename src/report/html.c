@@ -2,7 +2,8 @@
 /*
  * report --html: a self-contained page; the data layout is described in
  * src/report/html.h, the page itself in src/report/html.js and .css, its
- * Diagnosis in html_diagnosis.js (embedded into html_assets.c by
+ * Diagnosis, tables and views in html_diagnosis.js, html_tables.js,
+ * html_progress.js and html_dataflow.js (embedded into html_assets.c by
  * scripts/gen-html-assets.sh).
  */
 #include <errno.h>
