@@ -37,6 +37,17 @@ void json_str(FILE *f, const char *s, bool html)
 		unsigned char c = *p;
 		int n;
 
+		/* a run of bytes that stand for themselves, in one write: names and most strings are one */
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && !(html && c == '<')) {
+			const unsigned char *q = p + 1;
+
+			while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\' && !(html && *q == '<'))
+				q++;
+			fwrite_unlocked(p, 1, q - p, f);
+			p = q;
+			continue;
+		}
+
 		if (c >= 0x80) {
 			n = utf8_len(p, 4);
 			if (n) {

@@ -33,13 +33,15 @@ json_writer_t *jsonw_new(FILE *f, bool pretty)
 	return w;
 }
 
+/* A new line and two spaces a level, in one write: per level, it was a twelfth of a storm's report --json. */
 static void indent(json_writer_t *w)
 {
+	static const char spaces[1 + 2 * MAX_DEPTH] = "\n                                                                "
+						       "                                                                ";
+
 	if (!w->pretty)
 		return;
-	fputc_unlocked('\n', w->f);
-	for (int i = 0; i < w->depth; i++)
-		fputs_unlocked("  ", w->f);
+	fwrite_unlocked(spaces, 1, 1 + 2 * (size_t)w->depth, w->f);
 }
 
 /* Separator before a value or a name. */

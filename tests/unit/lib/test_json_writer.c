@@ -3,13 +3,16 @@
  * The JSON writer: nesting and commas, compact and pretty, escaping of
  * quotes, backslashes and control characters, names that are not UTF-8,
  * numbers at their limits, non-finite floats as null, containers closed by
- * jsonw_destroy, and one document checked by Python's json module.
+ * jsonw_destroy, indentation to the deepest level, string literals
+ * against a byte-at-a-time reference on random bytes, and one document
+ * checked by Python's json module.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/wait.h>
 
+#include "lib/json_str.h"
 #include "lib/json_writer.h"
 #include "testutil.h"
 
@@ -176,6 +179,85 @@ static void doc_unclosed(json_writer_t *w)
 	jsonw_start_object(w);
 	jsonw_u64_field(w, "x", 1);
 	jsonw_name(w, "dangling");
+}
+
+/* Nesting to the cap (63 levels): each line indented by two spaces a level. */
+static void doc_deep(json_writer_t *w)
+{
+	for (int i = 0; i < 63; i++)
+		jsonw_start_array(w);
+	jsonw_u64(w, 7);
+}
+
+Test(json_writer, pretty_indents_to_the_deepest_level)
+{
+	char *got = render(doc_deep, true), *want = malloc(20000), *p = want;
+
+	cr_assert(want);
+	for (int d = 0; d < 63; d++)
+		p += sprintf(p, "%s%*s[", d ? "\n" : "", 2 * d, "");
+	p += sprintf(p, "\n%*s7", 2 * 63, "");
+	for (int d = 62; d >= 0; d--)
+		p += sprintf(p, "\n%*s]", 2 * d, "");
+	sprintf(p, "\n");
+	cr_expect_str_eq(got, want);
+	free(got);
+	free(want);
+}
+
+/* The literal of ASCII bytes as json_str wrote it a byte at a time, before runs of plain bytes went at once. */
+static void reference_str(FILE *f, const unsigned char *p, bool html)
+{
+	fputc('"', f);
+	for (; *p; p++) {
+		char tmp[2] = { (char)*p, 0 };
+
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '<': fputs(html ? "\\u003c" : "<", f); break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputs(tmp, f);
+		}
+	}
+	fputc('"', f);
+}
+
+/* Random ASCII strings (controls, quotes, backslashes, '<' often): the same bytes as the reference. */
+Test(json_writer, string_runs_match_a_byte_at_a_time_reference)
+{
+	static const char often[] = "\"\\<\n\t\x01\x1f\x7f";
+	unsigned long long seed = 11;
+
+	for (int round = 0; round < 2000; round++) {
+		unsigned char s[64];
+		size_t n = tu_rand(&seed) % (sizeof(s) - 1);
+		bool html = round & 1;
+		char *a = NULL, *b = NULL;
+		size_t la = 0, lb = 0;
+		FILE *fa = open_memstream(&a, &la), *fb = open_memstream(&b, &lb);
+
+		cr_assert(fa && fb);
+		for (size_t i = 0; i < n; i++) {
+			unsigned long long r = tu_rand(&seed);
+
+			s[i] = r % 4 ? 0x20 + r / 4 % 0x5f : (unsigned char)often[r / 4 % (sizeof(often) - 1)];
+		}
+		s[n] = 0;
+		json_str(fa, (const char *)s, html);
+		reference_str(fb, s, html);
+		fclose(fa);
+		fclose(fb);
+		cr_assert_str_eq(a, b, "round %d (html %d)", round, html);
+		free(a);
+		free(b);
+	}
 }
 
 Test(json_writer, destroy_closes_open_containers)
