@@ -461,3 +461,22 @@ int gantt__read(const char *path, const struct gantt_opts *opts,
 	fclose(f);
 	return r;
 }
+
+static int cmp_task(const void *x, const void *y, void *arg)
+{
+	const struct gantt *g = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (g->actor[a] != g->actor[b])
+		return g->actor[a] < g->actor[b] ? -1 : 1;
+	if (g->tasks[a].start_ns != g->tasks[b].start_ns)
+		return g->tasks[a].start_ns < g->tasks[b].start_ns ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+void gantt__order_by_actor(const struct gantt *g, uint32_t *order)
+{
+	for (size_t i = 0; i < g->n; i++)
+		order[i] = i;
+	qsort_r(order, g->n, sizeof(*order), cmp_task, (void *)g);
+}

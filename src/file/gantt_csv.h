@@ -61,4 +61,7 @@ int gantt__parse(FILE *f, const char *name, const struct gantt_opts *opts,
 
 void gantt__free(struct gantt *g);
 
+/* order[0, n): the tasks by actor, then start, then line (the lanes of the views, in order). */
+void gantt__order_by_actor(const struct gantt *g, uint32_t *order);
+
 #endif

@@ -383,18 +383,6 @@ static int data_trace(FILE *f, const struct analysis *a, struct report_html_stat
 
 /* ---- lanes of a Gantt chart ---- */
 
-static int cmp_task(const void *x, const void *y, void *arg)
-{
-	const struct gantt *g = arg;
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	if (g->actor[a] != g->actor[b])
-		return g->actor[a] < g->actor[b] ? -1 : 1;
-	if (g->tasks[a].start_ns != g->tasks[b].start_ns)
-		return g->tasks[a].start_ns < g->tasks[b].start_ns ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
 /* One task of a Gantt chart as a RUN segment of a path. */
 static void gantt_seg(FILE *f, const struct gantt *g, const uint32_t *task_lane, uint32_t t, int64_t t0,
 		      bool *first)
@@ -459,7 +447,6 @@ static int data_gantt(FILE *f, const struct analysis *a, struct report_html_stat
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < g->n; i++) {
-		order[i] = i;
 		if (g->tasks[i].start_ns < t0)
 			t0 = g->tasks[i].start_ns;
 		if (g->tasks[i].end_ns > t1)
@@ -467,7 +454,7 @@ static int data_gantt(FILE *f, const struct analysis *a, struct report_html_stat
 	}
 	if (!g->n)
 		t0 = 0;
-	qsort_r(order, g->n, sizeof(*order), cmp_task, (void *)g);
+	gantt__order_by_actor(g, order);
 	fprintf(f, "{\"v\":1,\"gantt\":true,\"t0\":\"%" PRId64 "\",\"dur\":%" PRId64 ",\"cpus\":0",
 		t0, t1 - t0);
 	fputs(",\"states\":[\"task\"],\"names\":[", f);

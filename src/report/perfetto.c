@@ -661,19 +661,6 @@ out:
 	return err;
 }
 
-/* Tasks by actor, then start, then line: the order of the sub-lane sweep. */
-static int cmp_task(const void *x, const void *y, void *arg)
-{
-	const struct gantt *g = arg;
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	if (g->actor[a] != g->actor[b])
-		return g->actor[a] < g->actor[b] ? -1 : 1;
-	if (g->tasks[a].start_ns != g->tasks[b].start_ns)
-		return g->tasks[a].start_ns < g->tasks[b].start_ns ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
 /*
  * A Gantt chart: one track per actor (pid 1, tid 1, 2, ...). Tasks of one
  * actor that overlap go to extra tracks "actor (2)", ... (first fit), as
@@ -698,9 +685,8 @@ static int export_gantt(struct pf *p)
 	if (r && r->input != CRIT_INPUT_GANTT)
 		r = NULL;
 	meta(p, "process_name", 1, 1, "Gantt chart", 0);
-	for (size_t i = 0; i < g->n; i++)
-		order[i] = i;
-	qsort_r(order, g->n, sizeof(*order), cmp_task, (void *)g);
+	/* by actor, then start, then line: the order of the sub-lane sweep */
+	gantt__order_by_actor(g, order);
 	while (k < g->n) {
 		uint32_t ac = g->actor[order[k]];
 		size_t nl = 0;

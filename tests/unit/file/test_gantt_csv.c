@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Gantt-chart CSV reader: accepted forms and every error with file:line. */
+/* Gantt-chart CSV reader: accepted forms, every error with file:line, and the tasks in lane order. */
 #include <errno.h>
 
 #include "file/gantt_csv.h"
@@ -76,6 +76,21 @@ Test(gantt_csv, tv62_chart)
 	cr_assert_eq(g->actor[2], 1);
 	cr_assert_eq(g->line[0], 2);
 	cr_assert_eq(g->line[5], 7);
+	gantt__free(g);
+}
+
+/* Lane order: by actor (in order of first use), then start, then line (ties at one start). */
+Test(gantt_csv, tasks_by_actor_then_start_then_line)
+{
+	struct gantt *g;
+	uint32_t order[7];
+	static const uint32_t want[7] = { 4, 0, 6, 2, 1, 5, 3 };
+
+	cr_assert_eq(read_text(HDR "a,r1,5,6\nb,r2,3,4\nc,r1,9,10\nd,r2,7,8\ne,r1,2,3\nf,r2,3,9\ng,r1,5,7\n",
+			       NULL, &g), 0, "%s", err);
+	gantt__order_by_actor(g, order);
+	for (size_t i = 0; i < 7; i++)
+		cr_assert_eq(order[i], want[i], "position %zu: task %u, want %u", i, order[i], want[i]);
 	gantt__free(g);
 }
 
