@@ -27,9 +27,14 @@ run() {
 	scratch=$(mktemp -d /tmp/qostrace-tests-XXXXXX)
 	QOSTRACE_BUILD=$out QOSTRACE_TEST_TMP=$scratch "$t" --jobs=1 >"$log" 2>&1
 	local rc=$?
-	rm -rf "$scratch"
 	# A binary that ran no test (bad arguments, crash at start) is a failure.
 	grep -q 'Synthesis' "$log" || rc=99
+	# A failure keeps its recordings and logs: a busy machine's is not made twice.
+	if [ $rc -ne 0 ] && [ -n "$(ls -A "$scratch")" ]; then
+		echo "  $(basename "$t"): its recordings and logs are kept in $scratch"
+	else
+		rm -rf "$scratch"
+	fi
 	local s p
 	s=$(grep -c '\[SKIP\]' "$log")
 	p=$(sed -n 's/.*Passing: \([0-9]*\).*/\1/p' "$log" | tail -1)

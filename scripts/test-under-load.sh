@@ -5,7 +5,8 @@
 #   scripts/test-under-load.sh [ROUNDS] [loaded|idle|both]
 #      (default 3 rounds of both; as root: the e2e tests record)
 # Exit status 0 only when every run passed. The logs of failed runs are
-# kept in $TMPDIR/qostrace-load-*.log.
+# kept in $TMPDIR/qostrace-load-*.log, and the recordings of a failed test
+# binary in the /tmp/qostrace-tests-* directory its log names.
 set -u
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -27,7 +28,7 @@ run() {	# run LABEL N
 		rm -f "$log"
 	else
 		status=1
-		grep -E '\[FAIL\]|FAILED|Assertion' "$log" | head -20 | sed 's/^/    /'
+		grep -E '\[FAIL\]|FAILED|Assertion|are kept in' "$log" | head -20 | sed 's/^/    /'
 		echo "    log: $log"
 	fi
 }

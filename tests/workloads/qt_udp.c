@@ -144,7 +144,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: qt_udp LOGFILE\n");
 		return 2;
 	}
-	setvbuf(wlog, NULL, _IOLBF, 0);
+	/*
+	 * The log stays in memory until each process ends: written a line at
+	 * a time, the receiver's write() blocked under other programs' disk
+	 * load (stress-ng --io), a kworker woke it, and the path into its
+	 * invocation rightly ran through that kworker instead of the sender.
+	 */
+	setvbuf(wlog, NULL, _IOFBF, 1 << 20);
 	rfd = socket(AF_INET, SOCK_DGRAM, 0);
 	sfd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (rfd < 0 || sfd < 0 || bind(rfd, (struct sockaddr *)&addr, sizeof(addr)) ||
