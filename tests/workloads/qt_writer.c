@@ -5,11 +5,11 @@
  *
  *   writer   released every 10 ms by an absolute timer (clock_nanosleep
  *            TIMER_ABSTIME), write()s a 1 MiB frame to FILE; every
- *            frame of BURSTS it asks the burster for a burst, writes
+ *            frame of bursts[] it asks the burster for a burst, writes
  *            no frame while the burst is being written (the burst holds
- *            the file's lock), and in the first period after it is written it
- *            fdatasync()s the file, which blocks (uninterruptible) until
- *            the disk has what was written. Periods due meanwhile are
+ *            the file's lock), and in the first period after it is
+ *            written it fdatasync()s the file, which blocks
+ *            (uninterruptible) until the disk has what was written. Periods due meanwhile are
  *            dropped, as a live recorder drops frames: the next one
  *            waited for is the first due after the work.
  *   burster  writes BURST frames to FILE when asked, so that the call has
@@ -55,10 +55,8 @@
 #define ITERATIONS 330
 /*
  * The frames that ask for a burst: 20 to 40 periods apart, irregularly, as
- * an index is written at the end of each group of pictures. Every 30
- * periods, the burster's invocations came out periodic (its 10 bursts,
- * split where it waited for the file's lock): an actor of its own, and
- * the first to break, in 1 loaded run of 2.
+ * an index is written at the end of each group of pictures, so that the
+ * burster's own invocations never look periodic.
  */
 static const int bursts[] = { 20, 56, 80, 120, 142, 180, 206, 240, 261, 298 };
 #define FRAME (1 << 20)
@@ -67,7 +65,6 @@ static const int bursts[] = { 20, 56, 80, 120, 142, 180, 206, 240, 261, 298 };
 static int fd;
 static char *burst;
 static sem_t go;
-static FILE *wlog;
 static atomic_int bursting, burst_written;
 
 /* The burster: BURST frames each time the writer says. */
@@ -106,6 +103,7 @@ static void sleep_until(int64_t at)
 int main(int argc, char **argv)
 {
 	char *frame;
+	FILE *wlog;
 	int64_t t0;
 	pthread_t th;
 	size_t nb = 0;
