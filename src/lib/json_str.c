@@ -28,6 +28,12 @@ static int utf8_len(const unsigned char *p, size_t left)
 	return n;
 }
 
+/* A byte a literal holds as it is (NUL is not: it ends the string). */
+static inline bool plain(unsigned char c, bool html)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && !(html && c == '<');
+}
+
 void json_str(FILE *f, const char *s, bool html)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -38,10 +44,10 @@ void json_str(FILE *f, const char *s, bool html)
 		int n;
 
 		/* a run of bytes that stand for themselves, in one write: names and most strings are one */
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && !(html && c == '<')) {
+		if (plain(c, html)) {
 			const unsigned char *q = p + 1;
 
-			while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\' && !(html && *q == '<'))
+			while (plain(*q, html))
 				q++;
 			fwrite_unlocked(p, 1, q - p, f);
 			p = q;
