@@ -54,7 +54,17 @@ apt_install() {
 	echo "install-deps.sh: installing $*"
 	export DEBIAN_FRONTEND=noninteractive
 	if [ $apt_updated -eq 0 ]; then
-		apt-get update -q >/dev/null || echo "install-deps.sh: apt-get update failed, trying the cached lists" >&2
+		# A mirror caught mid-sync fails one index ("File has unexpected
+		# size"), often an added architecture's: it passes a little later.
+		for try in 1 2 3; do
+			apt-get update -q >/dev/null && break
+			if [ $try -eq 3 ]; then
+				echo "install-deps.sh: apt-get update failed 3 times, trying the cached lists" >&2
+			else
+				echo "install-deps.sh: apt-get update failed, again in 20 s" >&2
+				sleep 20
+			fi
+		done
 		apt_updated=1
 	fi
 	apt-get install -y -q --no-install-recommends "$@" >/dev/null
