@@ -43,8 +43,8 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "Show more rows in each section", 1 },
 	{ "quiet", 'q', NULL, 0, "No progress or warnings", 1 },
 	{ NULL, 0, NULL, 0, "Emerging patterns (ConSGapMiner):", 4 },
-	{ "delta", OPT_DELTA, "PERCENT", 0, "Minimum support where the period breaks (default: searched from 100%)", 4 },
-	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds, scaled to the breaks' window lengths (default: searched from 0%)", 4 },
+	{ "delta", OPT_DELTA, "PERCENT", 0, "Minimum support where the period breaks: 80% or 0.8 (default: searched from 100%)", 4 },
+	{ "alpha", OPT_ALPHA, "PERCENT", 0, "Maximum support where it holds, scaled to the breaks' window lengths: 10% or 0.1 (default: searched from 0%)", 4 },
 	{ "gap", OPT_GAP, "N", 0, "Events a pattern may skip between two of its elements (default 2)", 4 },
 	{ "search-patterns", OPT_SEARCH_PATTERNS, NULL, 0,
 	  "Search even an actor whose period is under 100 us and breaks 1000 times or more (skipped by default: a scheduler's rhythm, not a media period)",
@@ -111,11 +111,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DELTA:
 		if (parse_fraction(arg, &a->an.o.delta) || a->an.o.delta <= 0)
-			argp_error(state, "--delta '%s': a percentage in (0, 100], e.g. 80%%", arg);
+			argp_error(state, "--delta '%s': a share of the breaks in (0, 1] or a percentage, "
+				   "e.g. 0.8 or 80%%", arg);
 		break;
 	case OPT_ALPHA:
 		if (parse_fraction(arg, &a->an.o.alpha))
-			argp_error(state, "--alpha '%s': a percentage in [0, 100], e.g. 10%%", arg);
+			argp_error(state, "--alpha '%s': a share of the kept periods in [0, 1] or a percentage, "
+				   "e.g. 0.1 or 10%%", arg);
 		break;
 	case OPT_SEARCH_PATTERNS:
 		a->an.o.search_patterns = true;

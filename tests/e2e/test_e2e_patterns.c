@@ -370,3 +370,24 @@ Test(e2e_patterns_syscalls, report_command)
 {
 	check_report_command("flusher", "uname by flusher");
 }
+
+/* The thresholds are read before any file is opened: no recording needed. */
+Test(e2e_patterns_options, thresholds_say_how_to_write_them)
+{
+	static const struct { const char *args, *says; int rc; } cases[] = {
+		{ "--delta 80", "--delta '80': a share of the breaks in (0, 1] or a percentage", 2 },
+		{ "--delta 0", "e.g. 0.8 or 80%", 2 },
+		{ "--alpha 10", "--alpha '10': a share of the kept periods in [0, 1] or a percentage", 2 },
+		{ "--alpha 10%x", "e.g. 0.1 or 10%", 2 },
+		{ "--delta 80% --alpha 0.1", "/no/such/file", 1 },
+	};
+	char cmd[512], *out;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s/qostrace report %s /no/such/file.qtrace", build_dir(),
+			 cases[i].args);
+		cr_assert_eq(e2e_sh(cmd, &out), cases[i].rc, "%s: %s", cmd, out);
+		cr_assert(strstr(out, cases[i].says), "%s: %s", cmd, out);
+		free(out);
+	}
+}
