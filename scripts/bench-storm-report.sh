@@ -31,7 +31,8 @@ echo "# old: $old  new: $new  rounds: $ROUNDS"
 for secs in "$@"; do
 	perf sched record -o "$work/perf.data" -- stress-ng --switch 2 --timeout "${secs}s" -q \
 		>/dev/null 2>"$work/perf.err" || { cat "$work/perf.err" >&2; exit 1; }
-	"$new" record -q -a --force -o "$work/storm.qtrace" -- stress-ng --switch 2 --timeout "${secs}s" -q \
+	# Recorded by OLD: a newer qostrace reads an older one's files, not the reverse.
+	"$old" record -q -a --force -o "$work/storm.qtrace" -- stress-ng --switch 2 --timeout "${secs}s" -q \
 		>/dev/null 2>"$work/q.err" || { cat "$work/q.err" >&2; exit 1; }
 	pev=$(perf report -i "$work/perf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
 	qev=$("$new" info "$work/storm.qtrace" 2>/dev/null | awk '/^events/ { gsub(",", "", $2); print $2; exit }')
@@ -39,10 +40,13 @@ for secs in "$@"; do
 	for r in $(seq "$ROUNDS"); do
 		/usr/bin/time -f "%e %U %M" -o "$work/t" perf sched timehist -i "$work/perf.data" >/dev/null 2>&1
 		cat "$work/t" >> "$work/th"
-		/usr/bin/time -f "%e %U %M" -o "$work/t" "$old" report -q --json "$work/storm.qtrace" >/dev/null 2>&1
-		cat "$work/t" >> "$work/old"
-		/usr/bin/time -f "%e %U %M" -o "$work/t" "$new" report -q --json "$work/storm.qtrace" >"$work/new.json" 2>/dev/null
-		cat "$work/t" >> "$work/new"
+		for w in old new; do
+			bin=$old; [ $w = new ] && bin=$new
+			/usr/bin/time -f "%e %U %M" -o "$work/t" "$bin" report -q --json "$work/storm.qtrace" \
+				>"$work/$w.json" 2>"$work/$w.err" ||
+				{ echo "bench-storm-report.sh: $w report failed:" >&2; cat "$work/$w.err" >&2; exit 1; }
+			cat "$work/t" >> "$work/$w"
+		done
 	done
 	echo "## stress-ng --switch 2 --timeout ${secs}s: perf.data ${pev:-?} samples, qtrace ${qev:-?} events"
 	printf '%-22s %8s %8s %8s %10s %10s\n' tool "wall s" "user s" "MB" "wall/th" "user/th"
