@@ -174,6 +174,16 @@ static inline int e2e_sh(const char *cmd, char **out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* A command that must end with @rc and say @says (a refusal and its reason, say). */
+static inline void e2e_sh_says(const char *cmd, int rc, const char *says)
+{
+	char *out;
+
+	cr_assert_eq(e2e_sh(cmd, &out), rc, "%s: %s", cmd, out);
+	cr_assert(strstr(out, says), "%s: %s", cmd, out);
+	free(out);
+}
+
 /* The python3 that has jsonschema: Debian's (python3-jsonschema), else the first in PATH. */
 static inline const char *e2e_schema_python(void)
 {
