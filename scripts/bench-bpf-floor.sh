@@ -81,16 +81,34 @@ patch("src/record/backend_btf.c", "\tskel->rodata->knobs = o->knobs;",
       "\tskel->rodata->knobs = o->knobs;\n\tskel->rodata->exp_mode = getenv(\"QT_EXP\") ? atoi(getenv(\"QT_EXP\")) : 0;")
 PY
 make -s -C "$EXP" >/dev/null || exit 1
+pipe() { taskset -c 1 perf bench sched pipe -l "$1" | awk '/ops\/sec/ { print $1 }'; }
+# under VARIANT CMD...: CMD's output while the recorder of VARIANT runs.
+under() {
+	local m=$1 p
+	shift
+	QT_EXP=$m "$EXP/build/qostrace" record -q -a --no-syscalls -o "$EXP/x.qtrace" --force -d 60 >/dev/null & p=$!
+	sleep 1.2
+	"$@"
+	kill -INT $p; wait $p
+}
+# The switch program's ns per run, as the kernel counts them, after a pipe run.
+pipe_then_switch_ns() {
+	pipe 100000 >/dev/null
+	bpftool prog show --json 2>/dev/null | python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if p.get("name") == "on_switch" and p.get("run_cnt"):
+        print("%.1f" % (p["run_time_ns"] / p["run_cnt"]))'
+}
+median() { tr ' ' '\n' | sort -n | awk 'NF { v[++n] = $1 } END { if (n) print v[int((n + 1) / 2)] }'; }
+
 declare -A r
 for round in $(seq "$ROUNDS"); do
 	for m in none 1 2 3 4 0; do
 		if [ "$m" = none ]; then
-			v=$(taskset -c 1 perf bench sched pipe -l 200000 | awk '/ops\/sec/ { print $1 }')
+			v=$(pipe 200000)
 		else
-			QT_EXP=$m "$EXP/build/qostrace" record -q -a --no-syscalls -o "$EXP/x.qtrace" --force -d 60 & p=$!
-			sleep 1.2
-			v=$(taskset -c 1 perf bench sched pipe -l 200000 | awk '/ops\/sec/ { print $1 }')
-			kill -INT $p; wait $p
+			v=$(under "$m" pipe 200000)
 		fi
 		r[$m]="${r[$m]:-} $v"
 	done
@@ -101,15 +119,7 @@ declare -A ns
 sysctl -q kernel.bpf_stats_enabled=1
 for round in $(seq "$ROUNDS"); do
 	for m in 1 2 3 4 0; do
-		QT_EXP=$m "$EXP/build/qostrace" record -q -a --no-syscalls -o "$EXP/x.qtrace" --force -d 60 & p=$!
-		sleep 1.2
-		taskset -c 1 perf bench sched pipe -l 100000 >/dev/null
-		ns[$m]="${ns[$m]:-} $(bpftool prog show --json 2>/dev/null | python3 -c '
-import json, sys
-for p in json.load(sys.stdin):
-    if p.get("name") == "on_switch" and p.get("run_cnt"):
-        print("%.1f" % (p["run_time_ns"] / p["run_cnt"]))')"
-		kill -INT $p; wait $p
+		ns[$m]="${ns[$m]:-} $(under "$m" pipe_then_switch_ns)"
 	done
 done
 sysctl -q kernel.bpf_stats_enabled=0
@@ -117,12 +127,12 @@ sysctl -q kernel.bpf_stats_enabled=0
 echo "# scripts/bench-bpf-floor.sh $ROUNDS, $(date -u +%Y-%m-%dT%H:%MZ), $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# perf bench sched pipe -l 200000 on CPU 1 under qostrace record -a --no-syscalls with its programs cut down; medians of $ROUNDS interleaved rounds;"
 echo "# on_switch: the kernel's ns per run of the switch program (kernel.bpf_stats_enabled), median of $ROUNDS rounds of -l 100000"
-base=$(echo ${r[none]} | tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+base=$(echo ${r[none]} | median)
 for m in none 1 2 3 4 0; do
 	case $m in none) what="no tracer" ;; 1) what="programs return at once" ;; 2) what="+ reserve/submit" ;;
 	3) what="+ timestamp" ;; 4) what="staged per CPU, 4 KB out" ;; 0) what="the real programs" ;; esac
-	med=$(echo ${r[$m]} | tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-	n=$(echo ${ns[$m]:-} | tr ' ' '\n' | sort -n | awk 'NF { v[++n] = $1 } END { if (n) print v[int((n + 1) / 2)] }')
+	med=$(echo ${r[$m]} | median)
+	n=$(echo ${ns[$m]:-} | median)
 	awk -v w="$what" -v m="$med" -v b="$base" -v n="$n" \
 		'BEGIN { printf "%-26s %8d ops/s  %5.1f%% slower%s\n", w, m, 100 * (1 - m / b), n == "" ? "" : sprintf("   on_switch %s ns/run", n) }'
 done
